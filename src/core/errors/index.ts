@@ -1,0 +1,3 @@
+export { CairnError } from "./cairn-error.js";
+export { ConfigurationError } from "./configuration-error.js";
+export { ExportError, type ExportErrorOptions } from "./export-error.js";

@@ -1,0 +1,9 @@
+export {
+  type ExportBatch,
+  type ExportedSpan,
+  type ExportedSpanEvent,
+  exportBatchSchema,
+  exportedSpanSchema,
+} from "./export-batch.js";
+export { parseSpanKind, type SpanKind, spanKindSchema, spanKinds } from "./span-kind.js";
+export { type TokenUsage, tokenUsageSchema } from "./token-usage.js";

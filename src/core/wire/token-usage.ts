@@ -1,0 +1,50 @@
+import { z } from "zod";
+
+/** Token counts of one model call, in the wire (snake_case) shape. */
+export interface TokenUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+const count = z.number().int().nonnegative();
+
+const openAiShape = z.object({
+  prompt_tokens: count,
+  completion_tokens: count,
+  total_tokens: count.optional(),
+});
+const shortShape = z.object({ prompt: count, completion: count, total: count.optional() });
+// Anthropic messages and the OpenAI Responses API report input/output tokens.
+const inputOutputShape = z.object({
+  input_tokens: count,
+  output_tokens: count,
+  total_tokens: count.optional(),
+});
+
+/**
+ * Token usage in any of the shapes providers and the specification use, normalised to
+ * {@link TokenUsage}. A missing total is the sum; a total below the sum is an error.
+ */
+export const tokenUsageSchema = z
+  .union([openAiShape, shortShape, inputOutputShape], {
+    error: () =>
+      "token usage must be {prompt_tokens, completion_tokens, total_tokens?} or {prompt, completion, total?} with non-negative integers",
+  })
+  .transform((usage, context): TokenUsage => {
+    const [prompt, completion, total] =
+      "prompt_tokens" in usage
+        ? [usage.prompt_tokens, usage.completion_tokens, usage.total_tokens]
+        : "prompt" in usage
+          ? [usage.prompt, usage.completion, usage.total]
+          : [usage.input_tokens, usage.output_tokens, usage.total_tokens];
+    const sum = prompt + completion;
+    if (total !== undefined && total < sum) {
+      context.addIssue({
+        code: "custom",
+        message: `total tokens (${total}) is below prompt + completion (${sum})`,
+      });
+      return z.NEVER;
+    }
+    return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: total ?? sum };
+  });

@@ -1,0 +1,2 @@
+// `cairn/testing`: helpers for testing code that uses Cairn.
+export { type MemoryExporter, memoryExporter } from "./memory-exporter.js";

@@ -1,0 +1,56 @@
+/**
+ * Attribute names Cairn writes on every span: OpenInference (read by Phoenix, Arize, Langfuse)
+ * and the OpenTelemetry GenAI conventions (read by any OTel backend), plus Cairn's own.
+ */
+export const attributes = {
+  openInferenceKind: "openinference.span.kind",
+  inputValue: "input.value",
+  inputMimeType: "input.mime_type",
+  outputValue: "output.value",
+  outputMimeType: "output.mime_type",
+  llmModelName: "llm.model_name",
+  llmPromptTokens: "llm.token_count.prompt",
+  llmCompletionTokens: "llm.token_count.completion",
+  llmTotalTokens: "llm.token_count.total",
+  llmCostTotal: "llm.cost.total",
+  sessionId: "session.id",
+  tags: "tag.tags",
+  metadata: "metadata",
+  genAiOperation: "gen_ai.operation.name",
+  genAiRequestModel: "gen_ai.request.model",
+  genAiInputTokens: "gen_ai.usage.input_tokens",
+  genAiOutputTokens: "gen_ai.usage.output_tokens",
+  genAiConversationId: "gen_ai.conversation.id",
+  kind: "cairn.span.kind",
+  version: "cairn.version",
+  expectedOutput: "cairn.expected_output",
+  costUsd: "cairn.cost.usd",
+  costUnavailable: "cairn.cost.unavailable",
+  inputTruncated: "cairn.input.truncated",
+  outputTruncated: "cairn.output.truncated",
+  usageInvalid: "cairn.usage.invalid",
+  streamChunks: "cairn.stream.chunks",
+  streamCancelled: "cairn.stream.cancelled",
+  streamAbandoned: "cairn.stream.abandoned",
+  sessionEvent: "cairn.session.event",
+  /** Set on a span that has no Cairn parent: the top of a Cairn trace. */
+  root: "cairn.root",
+} as const;
+
+/** OpenInference writes span kinds in capitals and calls retrieval RETRIEVER. */
+export const openInferenceKinds = {
+  chain: "CHAIN",
+  retrieval: "RETRIEVER",
+  tool: "TOOL",
+  agent: "AGENT",
+  llm: "LLM",
+  embedding: "EMBEDDING",
+} as const;
+
+/** `gen_ai.operation.name` for the kinds the GenAI conventions name. */
+export const genAiOperations: Partial<Record<keyof typeof openInferenceKinds, string>> = {
+  llm: "chat",
+  embedding: "embeddings",
+  tool: "execute_tool",
+  agent: "invoke_agent",
+};

@@ -1,0 +1,48 @@
+import type { ExportResult } from "@opentelemetry/core";
+import { ExportResultCode } from "@opentelemetry/core";
+import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace";
+import type { ExportedSpan } from "../../core/wire/index.js";
+import { attributes } from "../attributes.js";
+import { formatTraceTree } from "./format-tree.js";
+import { toExportedSpan } from "./to-exported-span.js";
+
+// Traces whose root never ends (a span leaked by other code) must not grow memory forever.
+const maxBufferedTraces = 1000;
+
+/** Prints each trace as a tree (see `formatTraceTree`) once its root span has ended. */
+export class ConsoleTreeExporter implements SpanExporter {
+  private readonly pending = new Map<string, ExportedSpan[]>();
+
+  constructor(private readonly write: (text: string) => void = (text) => console.log(text)) {}
+
+  export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
+    for (const span of spans) {
+      const exported = toExportedSpan(span);
+      const trace = this.pending.get(exported.trace_id) ?? [];
+      trace.push(exported);
+      this.pending.delete(exported.trace_id);
+      if (exported.attributes[attributes.root] === true) this.print(trace);
+      else this.pending.set(exported.trace_id, trace);
+    }
+    while (this.pending.size > maxBufferedTraces) {
+      const [oldest] = this.pending.values();
+      this.pending.delete((oldest as ExportedSpan[])[0]?.trace_id ?? "");
+      this.print(oldest as ExportedSpan[]);
+    }
+    resultCallback({ code: ExportResultCode.SUCCESS });
+  }
+
+  /** Prints what is left: spans whose root has not ended yet. */
+  async forceFlush(): Promise<void> {
+    for (const trace of this.pending.values()) this.print(trace);
+    this.pending.clear();
+  }
+
+  async shutdown(): Promise<void> {
+    await this.forceFlush();
+  }
+
+  private print(trace: ExportedSpan[]): void {
+    this.write(formatTraceTree(trace));
+  }
+}

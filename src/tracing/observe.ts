@@ -1,0 +1,219 @@
+import type { Attributes, Context } from "@opentelemetry/api";
+import { context as otelContext, ROOT_CONTEXT, trace } from "@opentelemetry/api";
+import { ConfigurationError } from "../core/errors/index.js";
+import { genAiOperations, attributes as names, openInferenceKinds } from "./attributes.js";
+import { emptyScope, mergeTags, type Scope } from "./context/scope.js";
+import { scopeStorage } from "./context/storage.js";
+import { ObservedSpan } from "./observed-span.js";
+import {
+  type ObserveOptions,
+  type ResolvedObserveOptions,
+  resolveObserveOptions,
+} from "./options.js";
+import { recordModelUsage } from "./results/model-usage.js";
+import { Observation } from "./results/observation.js";
+import { wrapAsyncIterable, wrapAsyncIterator, wrapIterator } from "./results/wrap-iterator.js";
+import { wrapReadableStream, wrapResponse } from "./results/wrap-stream.js";
+import { activeRuntime } from "./runtime/configure.js";
+import type { Runtime } from "./runtime/runtime.js";
+import { serialize } from "./serialize.js";
+
+// biome-ignore lint/suspicious/noExplicitAny: a wrapper must accept every function signature.
+type AnyFunction = (...args: any[]) => any;
+
+/**
+ * Wraps a function so that every call is a span: its arguments as input, its return value as
+ * output, its errors recorded and rethrown unchanged. The wrapper has the same signature,
+ * `this` and name. Generators, async iterables, ReadableStreams and Responses are followed to
+ * their end; the span closes when the consumer finishes, stops or fails.
+ *
+ * Options are checked here, once: an unknown option throws a `ConfigurationError`. Calls never
+ * throw because of tracing; with tracing off they cost one check.
+ *
+ * @example
+ * const answer = observe(async (question: string) => llm.chat(question), {
+ *   kind: "llm",
+ *   model: "gpt-4o-mini",
+ * });
+ */
+export function observe<F extends AnyFunction>(fn: F, options?: ObserveOptions): F {
+  if (typeof fn !== "function") {
+    throw new ConfigurationError(`observe(): expected a function to wrap, got ${typeof fn}`);
+  }
+  const resolved = resolveObserveOptions(options);
+  const name = resolved.spanName ?? (fn.name || "anonymous");
+  const observed = function (this: unknown, ...args: unknown[]): unknown {
+    const runtime = activeRuntime();
+    if (runtime === undefined) return fn.apply(this, args);
+    return call(runtime, resolved, name, fn, this, args);
+  };
+  Object.defineProperty(observed, "name", { value: fn.name, configurable: true });
+  Object.defineProperty(observed, "length", { value: fn.length, configurable: true });
+  return observed as F;
+}
+
+function call(
+  runtime: Runtime,
+  options: ResolvedObserveOptions,
+  name: string,
+  fn: AnyFunction,
+  thisArg: unknown,
+  args: unknown[],
+): unknown {
+  let observation: Observation;
+  try {
+    observation = start(runtime, options, name, args);
+  } catch (error) {
+    reportInternalError(error);
+    return fn.apply(thisArg, args);
+  }
+  let result: unknown;
+  try {
+    const hostContext = observation.scope.otelContext as Context;
+    // The host app's OpenTelemetry context also holds the span, so the app's own
+    // instrumentation (HTTP clients, databases) nests under it in the app's backend.
+    result = observation.run(() => otelContext.with(hostContext, fn, thisArg, ...args));
+  } catch (error) {
+    observation.fail(error);
+    throw error;
+  }
+  return settle(observation, result);
+}
+
+function start(
+  runtime: Runtime,
+  options: ResolvedObserveOptions,
+  name: string,
+  args: unknown[],
+): Observation {
+  const parent = scopeStorage.get() ?? emptyScope;
+  let parentContext: Context = parent.otelContext ?? otelContext.active();
+  const forcedTraceId = options.traceId;
+  if (forcedTraceId !== undefined && parent.span?.span.spanContext().traceId !== forcedTraceId) {
+    runtime.idGenerator.chooseNextTraceId(forcedTraceId);
+    parentContext = ROOT_CONTEXT;
+  }
+  const sessionId = options.sessionId ?? parent.sessionId;
+  const tags = mergeTags(parent.tags, options.tags);
+  const version = options.version ?? parent.version;
+  const kind = options.kind;
+  const attributes: Attributes = {
+    [names.kind]: kind,
+    [names.openInferenceKind]: openInferenceKinds[kind],
+    ...options.customAttributes,
+  };
+  const operation = genAiOperations[kind];
+  if (operation !== undefined) attributes[names.genAiOperation] = operation;
+  if (options.model !== undefined) {
+    attributes[names.llmModelName] = options.model;
+    attributes[names.genAiRequestModel] = options.model;
+  }
+  if (sessionId !== undefined) {
+    attributes[names.sessionId] = sessionId;
+    attributes[names.genAiConversationId] = sessionId;
+  }
+  if (tags.length > 0) attributes[names.tags] = tags as string[];
+  if (version !== undefined) attributes[names.version] = version;
+  if (options.metadata !== undefined) attributes[names.metadata] = options.metadata;
+  if (parent.span === undefined) attributes[names.root] = true;
+
+  const otelSpan = runtime.tracer.startSpan(name, { attributes }, parentContext);
+  runtime.idGenerator.clear();
+  runtime.spanStarted();
+  const span = new ObservedSpan(otelSpan, kind, options.model, runtime);
+  if (span.isRecording) {
+    if (args.length > 0) span.recordValue(args.length === 1 ? args[0] : args, "input");
+    if (options.expectedOutput !== undefined) {
+      const expected = serialize(options.expectedOutput, runtime.serializeOptions);
+      if (expected !== undefined) span.setAttribute(names.expectedOutput, expected.text);
+    }
+  }
+  const scope: Scope = {
+    span,
+    otelContext: trace.setSpan(parentContext, otelSpan),
+    sessionId,
+    tags,
+    version,
+  };
+  return new Observation(
+    span,
+    scope,
+    runtime,
+    options.captureExceptions,
+    parent.span === undefined,
+  );
+}
+
+function settle(observation: Observation, result: unknown): unknown {
+  if (isPromiseLike(result)) {
+    const settled = Promise.resolve(result).then(
+      (value) => settleValue(observation, value),
+      (error: unknown) => {
+        observation.fail(error);
+        throw error;
+      },
+    );
+    // Serverless: a root call resolves only once its trace has been handed to the collector.
+    if (observation.isRoot && observation.runtime.exportMode === "immediate") {
+      return settled.then(
+        async (value) => {
+          await observation.runtime.flush().catch(() => undefined);
+          return value;
+        },
+        async (error: unknown) => {
+          await observation.runtime.flush().catch(() => undefined);
+          throw error;
+        },
+      );
+    }
+    return settled;
+  }
+  return settleValue(observation, result);
+}
+
+function settleValue(observation: Observation, value: unknown): unknown {
+  try {
+    if (typeof value === "object" && value !== null) {
+      const tag = Object.prototype.toString.call(value);
+      if (tag === "[object Generator]") {
+        return wrapIterator(value as Generator, observation);
+      }
+      if (tag === "[object AsyncGenerator]") {
+        return wrapAsyncIterator(value as AsyncGenerator, observation);
+      }
+      if (typeof ReadableStream !== "undefined" && value instanceof ReadableStream) {
+        return wrapReadableStream(value, observation);
+      }
+      if (typeof Response !== "undefined" && value instanceof Response) {
+        return wrapResponse(value, observation);
+      }
+      if (Symbol.asyncIterator in value && !Array.isArray(value)) {
+        return wrapAsyncIterable(value as AsyncIterable<unknown>, observation);
+      }
+      recordModelUsage(observation.span, value);
+    }
+    observation.span.succeed(value);
+  } catch (error) {
+    reportInternalError(error);
+    observation.span.end();
+  }
+  return value;
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return (
+    value instanceof Promise ||
+    (typeof value === "object" &&
+      value !== null &&
+      typeof (value as PromiseLike<unknown>).then === "function")
+  );
+}
+
+let reported = false;
+
+// Tracing must never break the traced code: a bug in Cairn is reported once and skipped.
+function reportInternalError(error: unknown): void {
+  if (reported) return;
+  reported = true;
+  console.warn("cairn: tracing failed and was skipped for this call:", error);
+}

@@ -1,0 +1,124 @@
+import { stopWatching, watchForAbandonment } from "./abandonment.js";
+import type { Observation } from "./observation.js";
+
+/**
+ * A generator (or any iterator) whose span ends when the consumer finishes it: `done`
+ * completes it, a throw fails it, `return()` before the end cancels it. Each step runs in the
+ * call's scope, so spans started inside the generator body are its children.
+ */
+export function wrapIterator<T, R, N>(
+  iterator: Iterator<T, R, N>,
+  observation: Observation,
+): Generator<T, R, N> {
+  const step = (call: () => IteratorResult<T, R>, cancelling: boolean): IteratorResult<T, R> => {
+    let result: IteratorResult<T, R>;
+    try {
+      result = observation.run(call);
+    } catch (error) {
+      finish(() => observation.fail(error));
+      throw error;
+    }
+    if (result.done) finish(() => (cancelling ? observation.cancel() : observation.complete()));
+    else observation.addChunk(result.value);
+    return result;
+  };
+  const wrapped: Generator<T, R, N> = {
+    next: (...args: [] | [N]) => step(() => iterator.next(...args), false),
+    return: (value: R) =>
+      step(
+        () => (iterator.return ? iterator.return(value) : { done: true, value }),
+        !observation.isFinished,
+      ),
+    throw: (error: unknown) =>
+      step(() => {
+        if (iterator.throw) return iterator.throw(error);
+        throw error;
+      }, false),
+    [Symbol.iterator]() {
+      return wrapped;
+    },
+    [Symbol.dispose]() {
+      wrapped.return(undefined as R);
+    },
+  };
+  const finish = (end: () => void) => {
+    stopWatching(wrapped);
+    end();
+  };
+  watchForAbandonment(wrapped, observation);
+  return wrapped;
+}
+
+/** The asynchronous counterpart of {@link wrapIterator}, for async generators and iterables. */
+export function wrapAsyncIterator<T, R, N>(
+  iterator: AsyncIterator<T, R, N>,
+  observation: Observation,
+): AsyncGenerator<T, R, N> {
+  const step = async (
+    call: () => Promise<IteratorResult<T, R>>,
+    cancelling: boolean,
+  ): Promise<IteratorResult<T, R>> => {
+    let result: IteratorResult<T, R>;
+    try {
+      result = await observation.run(call);
+    } catch (error) {
+      finish(() => observation.fail(error));
+      throw error;
+    }
+    if (result.done) finish(() => (cancelling ? observation.cancel() : observation.complete()));
+    else observation.addChunk(result.value);
+    return result;
+  };
+  const wrapped: AsyncGenerator<T, R, N> = {
+    next: (...args: [] | [N]) => step(() => iterator.next(...args), false),
+    return: (value: R | PromiseLike<R>) =>
+      step(
+        async () =>
+          iterator.return ? iterator.return(value) : { done: true as const, value: await value },
+        !observation.isFinished,
+      ),
+    throw: (error: unknown) =>
+      step(async () => {
+        if (iterator.throw) return iterator.throw(error);
+        throw error;
+      }, false),
+    [Symbol.asyncIterator]() {
+      return wrapped;
+    },
+    async [Symbol.asyncDispose]() {
+      await wrapped.return(undefined as R);
+    },
+  };
+  const finish = (end: () => void) => {
+    stopWatching(wrapped);
+    end();
+  };
+  watchForAbandonment(wrapped, observation);
+  return wrapped;
+}
+
+/**
+ * An async iterable that is not a generator (an SDK's stream object, say) keeps its own
+ * methods and properties; only iterating it goes through {@link wrapAsyncIterator}.
+ */
+export function wrapAsyncIterable<T extends AsyncIterable<unknown>>(
+  iterable: T,
+  observation: Observation,
+): T {
+  let iterated = false;
+  const proxy = new Proxy(iterable, {
+    get(target, property) {
+      if (property === Symbol.asyncIterator) {
+        return () => {
+          iterated = true;
+          stopWatching(proxy);
+          return wrapAsyncIterator(target[Symbol.asyncIterator](), observation);
+        };
+      }
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === "function" && !iterated ? value.bind(target) : value;
+    },
+  });
+  watchForAbandonment(proxy, observation);
+  return proxy;
+}

@@ -1,0 +1,35 @@
+import { builtinModules } from "node:module";
+import { defineConfig } from "vite";
+import packageJson from "./package.json" with { type: "json" };
+
+const dependencies = [
+  ...Object.keys(packageJson.dependencies ?? {}),
+  ...Object.keys((packageJson as { peerDependencies?: object }).peerDependencies ?? {}),
+];
+const external = (id: string) =>
+  id.startsWith("node:") ||
+  builtinModules.includes(id) ||
+  dependencies.some((name) => id === name || id.startsWith(`${name}/`));
+
+// The library build: one ES module per entry point; dependencies stay imports.
+export default defineConfig({
+  build: {
+    target: "es2022",
+    outDir: "dist",
+    emptyOutDir: true,
+    minify: false,
+    sourcemap: true,
+    lib: {
+      entry: {
+        index: "src/index.ts",
+        testing: "src/testing/index.ts",
+        sandbox: "src/sandbox/index.ts",
+        server: "src/server/index.ts",
+        react: "src/react/index.ts",
+        cli: "src/cli/index.ts",
+      },
+      formats: ["es"],
+    },
+    rolldownOptions: { external },
+  },
+});

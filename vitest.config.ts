@@ -1,0 +1,38 @@
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+const source = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta.url));
+
+// Tests import the package by its public names, resolved to the sources.
+const alias = [
+  { find: /^cairn$/, replacement: source("index.ts") },
+  { find: /^cairn\/(testing|sandbox|server|react)$/, replacement: source("$1/index.ts") },
+];
+
+export default defineConfig({
+  resolve: { alias },
+  test: {
+    projects: [
+      {
+        resolve: { alias },
+        test: {
+          name: "node",
+          environment: "node",
+          include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+          exclude: ["**/*.dom.test.ts", "**/*.dom.test.tsx"],
+          testTimeout: 20_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        resolve: { alias },
+        test: {
+          name: "dom",
+          environment: "happy-dom",
+          include: ["src/**/*.dom.test.{ts,tsx}", "test/**/*.dom.test.{ts,tsx}"],
+          testTimeout: 20_000,
+        },
+      },
+    ],
+  },
+});

@@ -1,0 +1,24 @@
+// Runs every benchmark in bench/, one after the other: `npm run bench`, or
+// `npm run bench -- tracing` for some of them. Benchmarks print their figures and goals; they
+// exit 0 even when a goal is missed (they do not gate CI), and fail only when they cannot measure.
+
+import { runTracingBench } from "./tracing.js";
+
+const benchmarks: Readonly<Record<string, () => Promise<void>>> = {
+  tracing: runTracingBench,
+};
+
+const requested = process.argv.slice(2);
+const unknown = requested.filter((name) => !(name in benchmarks));
+if (unknown.length > 0) {
+  console.error(
+    `bench: unknown benchmark ${unknown.join(", ")}; available: ${Object.keys(benchmarks).join(", ")}`,
+  );
+  process.exit(2);
+}
+
+const selected = requested.length > 0 ? requested : Object.keys(benchmarks);
+for (const [index, name] of selected.entries()) {
+  if (index > 0) console.log("");
+  await benchmarks[name]?.();
+}

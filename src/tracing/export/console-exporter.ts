@@ -12,6 +12,8 @@ const maxBufferedTraces = 1000;
 /** Prints each trace as a tree (see `formatTraceTree`) once its root span has ended. */
 export class ConsoleTreeExporter implements SpanExporter {
   private readonly pending = new Map<string, ExportedSpan[]>();
+  /** A trace is printed as soon as it ends, not when a batch fills. */
+  readonly preferredExportMode = "immediate";
 
   constructor(private readonly write: (text: string) => void = (text) => console.log(text)) {}
 

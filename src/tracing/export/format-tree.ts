@@ -24,7 +24,8 @@ export function formatTraceTree(spans: readonly ExportedSpan[]): string {
   for (const siblings of children.values()) {
     siblings.sort((a, b) => a.start_time.localeCompare(b.start_time));
   }
-  const lines = [header(spans)];
+  const roots = children.get(null) ?? [];
+  const lines = [header(spans, roots)];
   const visit = (span: ExportedSpan, prefix: string, last: boolean) => {
     lines.push(`${prefix}${last ? "└─ " : "├─ "}${describe(span)}`);
     const below = children.get(span.span_id) ?? [];
@@ -32,20 +33,21 @@ export function formatTraceTree(spans: readonly ExportedSpan[]): string {
       visit(child, `${prefix}${last ? "   " : "│  "}`, index === below.length - 1);
     });
   };
-  const roots = children.get(null) ?? [];
   roots.forEach((root, index) => {
     visit(root, "", index === roots.length - 1);
   });
   return lines.join("\n");
 }
 
-function header(spans: readonly ExportedSpan[]): string {
+function header(spans: readonly ExportedSpan[], roots: readonly ExportedSpan[]): string {
   const first = spans[0] as ExportedSpan;
   const start = Math.min(...spans.map((span) => Date.parse(span.start_time)));
   const end = Math.max(...spans.map((span) => Date.parse(span.end_time)));
+  // One root: its own (sub-millisecond) duration; several: the wall-clock span of all of them.
+  const duration = roots.length === 1 ? (roots[0] as ExportedSpan).duration_ms : end - start;
   const tokens = spans.reduce((sum, span) => sum + (span.usage?.total_tokens ?? 0), 0);
   const cost = spans.reduce((sum, span) => sum + (span.cost_usd ?? 0), 0);
-  const parts = [first.trace_id, formatDuration(end - start)];
+  const parts = [first.trace_id, formatDuration(duration)];
   if (tokens > 0) parts.push(`${tokens} tokens`);
   if (cost > 0) parts.push(formatCost(cost));
   if (first.session_id !== null) parts.push(`session ${first.session_id}`);

@@ -1,0 +1,19 @@
+import type { StorybookConfig } from "@storybook/react-vite";
+
+const config: StorybookConfig = {
+  stories: ["../stories/**/*.stories.@(ts|tsx)"],
+  framework: { name: "@storybook/react-vite", options: {} },
+  core: { disableTelemetry: true },
+  viteFinal: async (viteConfig) => {
+    const { fileURLToPath } = await import("node:url");
+    const source = (path: string) => fileURLToPath(new URL(`../src/${path}`, import.meta.url));
+    viteConfig.resolve ??= {};
+    viteConfig.resolve.alias = [
+      { find: /^cairn$/, replacement: source("index.ts") },
+      { find: /^cairn\/(testing|sandbox|react)$/, replacement: source("$1/index.ts") },
+    ];
+    return viteConfig;
+  },
+};
+
+export default config;

@@ -12,6 +12,16 @@ function SessionLabel() {
   return <span>{useCairn().session.id}</span>;
 }
 
+let traced: (() => Promise<string>) | undefined;
+
+function Widget() {
+  const cairn = useCairn();
+  traced = cairn.observe(async function loadProfile() {
+    return "profile";
+  });
+  return <span>{cairn.session.id}</span>;
+}
+
 describe("CairnProvider and useCairn()", () => {
   it("tells you what is missing when used outside a provider", () => {
     vi.spyOn(console, "error").mockImplementation(() => undefined);
@@ -20,14 +30,6 @@ describe("CairnProvider and useCairn()", () => {
 
   it("traces calls made through the client with the provider's session", async () => {
     const exporter = memoryExporter();
-    let traced: (() => Promise<string>) | undefined;
-    function Widget() {
-      const cairn = useCairn();
-      traced = cairn.observe(async function loadProfile() {
-        return "profile";
-      });
-      return <span>{cairn.session.id}</span>;
-    }
     render(
       <CairnProvider config={{ exporter }} sessionId="conversation-42">
         <Widget />

@@ -10,6 +10,7 @@ import { builtinModules } from "node:module";
 import type { AddressInfo } from "node:net";
 import { extname, join, normalize, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { ExportBatch } from "cairn";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { build, createLogger, type Rolldown } from "vite";
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
@@ -27,13 +28,21 @@ const chromiumArgs = [
   "--disable-sync",
 ];
 const entry = fileURLToPath(new URL("../src/index.ts", import.meta.url));
+const bundledSources = [
+  "tracing/runtime/configure.ts",
+  "tracing/runtime/lifecycle.ts",
+  "tracing/export/cairn-exporter.ts",
+  "tracing/context/storage.ts",
+].map((path) => fileURLToPath(new URL(`../src/${path}`, import.meta.url)));
 const tmpRoot = fileURLToPath(new URL("./.tmp/", import.meta.url));
 
 // The page: wraps a function with observe({ kind: "tool" }), calls it, and shows its result and
-// trace id. `?mode=flush` then awaits flush(); otherwise the spans wait for the page to unload.
-// The batch delay is an hour, so nothing but pagehide or flush() can send them. fetch is wrapped
-// (a passthrough) to note in localStorage how the exporter called it, for the test to read on
-// the next page of the same origin, after this one is gone.
+// trace id. The batch delay is an hour, so only Cairn's unload hooks or flush() can send the
+// span. `?mode=flush` awaits flush(). In the other modes the test unloads the page, which fires
+// both pagehide and visibilitychange (the tab turns hidden): `pagehide` keeps visibilitychange
+// from reaching Cairn, `hidden` keeps pagehide from it, so each mode proves one hook. fetch is
+// wrapped (a passthrough) to note in localStorage how the exporter called it, for the test to
+// read on the next page of the same origin, after this one is gone.
 const mainTs = `import { configure, currentSpan, flush, observe } from "cairn";
 
 declare const __CAIRN_ENDPOINT__: string;
@@ -56,11 +65,13 @@ globalThis.fetch = (input: RequestInfo | URL, init?: RequestInit): Promise<Respo
   return realFetch(input, init);
 };
 
-const mode = new URLSearchParams(location.search).get("mode") ?? "unload";
-if (mode === "unload") {
-  // Only pagehide may flush in this mode: the tab also turns hidden while it unloads, and
-  // that hook is not what this page checks.
-  window.addEventListener("visibilitychange", (event) => event.stopPropagation(), true);
+const mode = new URLSearchParams(location.search).get("mode");
+const blocked = mode === "pagehide" ? "visibilitychange" : mode === "hidden" ? "pagehide" : undefined;
+if (blocked !== undefined) {
+  // Added before configure() installs Cairn's hooks, so it runs first: a capturing listener on
+  // window sees visibilitychange before the document does, and pagehide, fired at window,
+  // before any listener added later.
+  window.addEventListener(blocked, (event) => event.stopImmediatePropagation(), { capture: true });
 }
 
 configure({
@@ -77,7 +88,7 @@ const lookupWeather = observe(
   { kind: "tool" },
 );
 
-const answer = lookupWeather(mode === "flush" ? "Lyon" : "Oslo");
+const answer = lookupWeather(new URLSearchParams(location.search).get("city") ?? "Oslo");
 const output = document.getElementById("result") as HTMLElement;
 output.textContent = answer.forecast;
 output.dataset.traceId = answer.traceId;
@@ -107,12 +118,6 @@ const afterHtml = `<!doctype html>
 <html><head><meta charset="utf-8" /><link rel="icon" href="data:," /><title>after</title></head>
 <body><p id="after">the first page is gone</p></body></html>
 `;
-
-interface FetchRecord {
-  url: string;
-  method: string;
-  keepalive: boolean;
-}
 
 interface PageRun {
   page: Page;
@@ -171,8 +176,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  if (site !== undefined) await new Promise<void>((resolve) => site.close(() => resolve()));
-  site?.closeAllConnections();
+  if (site !== undefined) {
+    site.closeAllConnections();
+    await new Promise<void>((resolve) => site.close(() => resolve()));
+  }
   await collector?.stop();
   if (workDir !== undefined) await rm(workDir, { recursive: true, force: true });
 }, 60_000);
@@ -181,18 +188,19 @@ describe("the cairn entry bundled for a browser", () => {
   it("imports no Node module: no node: specifier, no builtin, no async_hooks", () => {
     expect(chunks.length).toBeGreaterThan(0);
     const entryChunk = chunks.find((chunk) => chunk.isEntry);
-    expect(entryChunk?.moduleIds.some((id) => id === entry)).toBe(true);
+    // The sources of the entry, not a prebuilt dist, are in the bundle.
+    expect(entryChunk?.moduleIds).toEqual(expect.arrayContaining(bundledSources));
 
     const builtins = new Set(builtinModules);
     for (const chunk of chunks) {
-      const specifiers = [
-        ...chunk.imports,
-        ...chunk.dynamicImports,
-        ...importSpecifiers(chunk.code),
-      ];
+      // The code without its comment lines (JSDoc kept by minify: false may name anything).
+      const codeLines = chunk.code.split("\n").filter((line) => !/^\s*(\/\/|\/\*|\*)/.test(line));
+      const code = codeLines.join("\n");
+      const specifiers = [...chunk.imports, ...chunk.dynamicImports, ...importSpecifiers(code)];
       // Every import of the bundle is one of its own chunks.
       const foreign = specifiers.filter(
-        (specifier) => !/^\.{1,2}\//.test(specifier) && !chunks.some((c) => c.fileName === specifier),
+        (specifier) =>
+          !/^\.{1,2}\//.test(specifier) && !chunks.some((c) => c.fileName === specifier),
       );
       expect(foreign, `${chunk.fileName} imports`).toEqual([]);
       expect(
@@ -216,66 +224,70 @@ describe("the cairn entry bundled for a browser", () => {
       ).toEqual([]);
       // The one mention of async_hooks allowed is the run-time, guarded
       // process.getBuiltinModule("node:async_hooks") of tracing/context/storage.ts.
-      const mentions = chunk.code.split("\n").filter((line) => line.includes("async_hooks"));
-      for (const line of mentions) {
+      for (const line of codeLines.filter((each) => each.includes("async_hooks"))) {
         expect(line).toMatch(/\b(?!import\b|require\b)[\w$]+\(\s*"node:async_hooks"\s*\)/);
       }
-      expect(chunk.code).not.toMatch(/\brequire\s*\(/);
+      expect(code).not.toMatch(/\brequire\s*\(/);
     }
     expect(buildWarnings.filter((message) => /externalized|browser compat/i.test(message))).toEqual(
       [],
     );
   });
 
-  it("sends the pending span on pagehide, with fetch keepalive, as the page unloads", async (context) => {
-    const run = await openPage(context, "unload");
-    const result = page(run).locator("#result[data-ready='true']");
-    await result.waitFor();
-    expect(await result.textContent()).toBe("sunny");
-    const traceId = await result.getAttribute("data-trace-id");
-    expect(traceId).toMatch(/^tr_[0-9a-f]{32}$/);
+  it.for([
+    { mode: "pagehide", city: "Oslo" },
+    { mode: "hidden", city: "Bergen" },
+  ] as const)(
+    "sends the pending span on $mode as the page unloads, with fetch keepalive",
+    { timeout: 60_000 },
+    async ({ mode, city }, context) => {
+      const current = await openPage(context, mode, city);
+      const result = current.page.locator("#result[data-ready='true']");
+      await result.waitFor();
+      expect(await result.textContent()).toBe("sunny");
+      const traceId = await result.getAttribute("data-trace-id");
+      expect(traceId).toMatch(/^tr_[0-9a-f]{32}$/);
 
-    // Nothing was sent while the page was shown: the batch delay is an hour.
-    expect(tracesFor(traceId)).toEqual([]);
+      // Nothing was sent while the page was shown: the batch delay is an hour.
+      expect(tracesFor(traceId)).toEqual([]);
 
-    // Unload onto a page of the same origin: pagehide fires, the page is gone.
-    await run.page.goto(`${siteUrl}/after.html`);
-    await run.page.locator("#after").waitFor();
-    await collector.waitFor(() => tracesFor(traceId).length > 0);
+      // Unload onto a page of the same origin; the first page is gone.
+      await current.page.goto(`${siteUrl}/after.html`);
+      await current.page.locator("#after").waitFor();
+      await collector.waitFor(() => tracesFor(traceId).length > 0);
 
-    const [request] = tracesFor(traceId);
-    expect(request?.headers["x-api-key"]).toBe("browser-key");
-    expect(request?.headers["content-type"]).toBe("application/json");
-    expect(request?.headers.origin).toBe(siteUrl);
-    const batch = request?.json() as {
-      resource: { service_name: string; sdk_name: string };
-      spans: Array<Record<string, unknown>>;
-    };
-    expect(batch.resource).toMatchObject({ service_name: "browser-page", sdk_name: "cairn" });
-    expect(batch.spans).toHaveLength(1);
-    expect(batch.spans[0]).toMatchObject({
-      trace_id: traceId,
-      name: "lookupWeather",
-      kind: "tool",
-      status: "ok",
-      parent_span_id: null,
-    });
-    expect(String(batch.spans[0]?.input)).toContain("Oslo");
-    expect(String(batch.spans[0]?.output)).toContain("sunny");
+      const [request] = tracesFor(traceId);
+      expect(request?.headers["x-api-key"]).toBe("browser-key");
+      expect(request?.headers["content-type"]).toBe("application/json");
+      expect(request?.headers.origin).toBe(siteUrl);
+      const batch = request?.json() as ExportBatch;
+      expect(batch.resource).toMatchObject({ service_name: "browser-page", sdk_name: "cairn" });
+      expect(batch.spans).toHaveLength(1);
+      expect(batch.spans[0]).toMatchObject({
+        trace_id: traceId,
+        name: "lookupWeather",
+        kind: "tool",
+        status: "ok",
+        parent_span_id: null,
+      });
+      expect(String(batch.spans[0]?.input)).toContain(city);
+      expect(String(batch.spans[0]?.output)).toContain("sunny");
 
-    // The page's notes, read on the next page: the export used fetch with keepalive, so the
-    // request outlived the page.
-    const fetches = await readFetchNotes(run.page);
-    expect(fetches).toEqual([
-      { url: `${collector.url}/traces`, method: "POST", keepalive: true },
-    ]);
-    expect(run.errors).toEqual([]);
-    await run.page.close();
-  }, 60_000);
+      // The page's notes, read on the next page: the export used fetch with keepalive, which
+      // lets the request outlive the page.
+      const notes = await current.page.evaluate(() => localStorage.getItem("fetches"));
+      expect(JSON.parse(notes ?? "[]")).toEqual([
+        { url: `${collector.url}/traces`, method: "POST", keepalive: true },
+      ]);
+      expect(current.errors).toEqual([]);
+    },
+  );
 
-  it("sends the span when the page awaits flush(), without unloading", async (context) => {
-    const run = await openPage(context, "flush");
-    const result = page(run).locator("#result[data-flushed='true']");
+  it("sends the span when the page awaits flush(), without unloading", {
+    timeout: 60_000,
+  }, async (context) => {
+    const current = await openPage(context, "flush", "Lyon");
+    const result = current.page.locator("#result[data-flushed='true']");
     await result.waitFor();
     const traceId = await result.getAttribute("data-trace-id");
     expect(traceId).toMatch(/^tr_[0-9a-f]{32}$/);
@@ -284,47 +296,46 @@ describe("the cairn entry bundled for a browser", () => {
     const requests = tracesFor(traceId);
     expect(requests).toHaveLength(1);
     expect(requests[0]?.headers["x-api-key"]).toBe("browser-key");
-    const batch = requests[0]?.json() as {
-      resource: { service_name: string };
-      spans: Array<Record<string, unknown>>;
-    };
+    const batch = requests[0]?.json() as ExportBatch;
     expect(batch.resource.service_name).toBe("browser-page");
     expect(batch.spans).toHaveLength(1);
-    expect(batch.spans[0]).toMatchObject({ trace_id: traceId, name: "lookupWeather", kind: "tool" });
+    expect(batch.spans[0]).toMatchObject({
+      trace_id: traceId,
+      name: "lookupWeather",
+      kind: "tool",
+    });
     expect(String(batch.spans[0]?.input)).toContain("Lyon");
 
     // An explicit flush is an ordinary request; keepalive is only for an unloading page.
-    const fetches = await run.page.evaluate(() => localStorage.getItem("fetches"));
-    expect(JSON.parse(fetches ?? "[]")).toEqual([
+    const notes = await current.page.evaluate(() => localStorage.getItem("fetches"));
+    expect(JSON.parse(notes ?? "[]")).toEqual([
       { url: `${collector.url}/traces`, method: "POST", keepalive: false },
     ]);
-    expect(run.errors).toEqual([]);
-    await run.page.close();
-  }, 60_000);
+    expect(current.errors).toEqual([]);
+  });
 });
 
-/** Opens the page in a fresh context; skips (locally) or fails (CI) without chromium. */
-async function openPage(context: TestContext, mode: "unload" | "flush"): Promise<PageRun> {
+/**
+ * Opens the page in a context of its own, closed when the test ends. Without chromium the test
+ * is skipped with the reason printed, except on CI, where it fails.
+ */
+async function openPage(context: TestContext, mode: string, city: string): Promise<PageRun> {
   if (browser === undefined) {
     const reason = `chromium is not installed at ${chromiumPath}`;
     if (process.env.CI === "true") throw new Error(`${reason}; CI must run the browser tests`);
     console.warn(`browser-bundle.test.ts: skipped: ${reason}`);
     context.skip(reason);
   }
-  const browserContext = await (browser as Browser).newContext();
-  const opened = await browserContext.newPage();
+  const browserContext = await browser.newContext();
+  context.onTestFinished(() => browserContext.close());
+  const page = await browserContext.newPage();
   const errors: string[] = [];
-  opened.on("pageerror", (error) => errors.push(`pageerror: ${error.message}`));
-  opened.on("console", (message) => {
+  page.on("pageerror", (error) => errors.push(`pageerror: ${error.message}`));
+  page.on("console", (message) => {
     if (message.type() === "error") errors.push(`console: ${message.text()}`);
   });
-  opened.on("close", () => void browserContext.close());
-  await opened.goto(`${siteUrl}/index.html?mode=${mode}`);
-  return { page: opened, errors };
-}
-
-function page(run: PageRun): Page {
-  return run.page;
+  await page.goto(`${siteUrl}/index.html?mode=${mode}&city=${city}`);
+  return { page, errors };
 }
 
 /** The POST /traces requests whose spans belong to this trace. */
@@ -337,11 +348,6 @@ function tracesFor(traceId: string | null): Collector["requests"] {
         (span) => span.trace_id === traceId,
       ),
   );
-}
-
-async function readFetchNotes(current: Page): Promise<FetchRecord[]> {
-  const notes = await current.evaluate(() => localStorage.getItem("fetches"));
-  return JSON.parse(notes ?? "[]") as FetchRecord[];
 }
 
 /** Import specifiers written in the code: static, re-export, side-effect, dynamic, require. */

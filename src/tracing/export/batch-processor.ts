@@ -92,17 +92,18 @@ export class BatchProcessor implements SpanProcessor {
     else this.schedule(this.options.scheduledDelayMs);
   }
 
-  /** Sends everything queued now, ignoring any backoff; resolves when no send is in flight. */
+  /**
+   * Sends everything queued now, ignoring any backoff and without waiting for sends already
+   * in flight (an unloading page has no time to wait); resolves when all of them are answered.
+   * Spans whose send fails stay queued for the next retry.
+   */
   async forceFlush(): Promise<void> {
-    await Promise.all(this.immediateSends);
-    if (this.sending !== undefined) await this.sending;
     this.retryAt = 0;
-    while (this.queue.length > 0) {
-      const before = this.stats.exported + this.stats.dropped;
-      await this.sendBatch();
-      // A failed send leaves the spans queued for the next retry; do not spin on them.
-      if (this.stats.exported + this.stats.dropped === before) break;
-    }
+    const sends = [...this.immediateSends];
+    if (this.sending !== undefined) sends.push(this.sending);
+    while (this.queue.length > 0)
+      sends.push(this.export(this.queue.splice(0, this.options.maxBatchSize)));
+    await Promise.all(sends);
   }
 
   async shutdown(): Promise<void> {

@@ -15,14 +15,18 @@ export interface CairnExporterOptions {
   readonly timeoutMs: number;
 }
 
-// Browsers cap the bodies of keepalive requests (sent while a page unloads) at 64 KiB.
+// Browsers cap the bodies of keepalive requests (sent while a page unloads) at 64 KiB, in bytes.
 const keepaliveBodyLimit = 60_000;
+const encoder = new TextEncoder();
 
 /** Sends spans as JSON to `POST {endpoint}/traces`, the format of docs/export-format.md. */
 export class CairnExporter implements SpanExporter {
   private readonly url: string;
   private readonly headers: Record<string, string>;
-  /** Set while the page unloads, so requests outlive it (`fetch(…, {keepalive: true})`). */
+  /**
+   * Set once the page is being hidden or unloaded, until it shows again: requests are then
+   * made with `fetch(…, {keepalive: true})` so they outlive the page.
+   */
   keepalive = false;
 
   constructor(private readonly options: CairnExporterOptions) {
@@ -51,11 +55,13 @@ export class CairnExporter implements SpanExporter {
       },
       spans,
     };
-    const body = JSON.stringify(batch);
-    if (this.keepalive && body.length > keepaliveBodyLimit && spans.length > 1) {
+    const body = encoder.encode(JSON.stringify(batch));
+    const keepalive = this.keepalive;
+    if (keepalive && body.byteLength > keepaliveBodyLimit && spans.length > 1) {
+      // An unloading page has no time for one request after another: split until each part
+      // fits, and start every request now.
       const half = Math.ceil(spans.length / 2);
-      await this.send(spans.slice(0, half));
-      await this.send(spans.slice(half));
+      await Promise.all([this.send(spans.slice(0, half)), this.send(spans.slice(half))]);
       return;
     }
     let response: Response;
@@ -64,7 +70,7 @@ export class CairnExporter implements SpanExporter {
         method: "POST",
         headers: this.headers,
         body,
-        keepalive: this.keepalive && body.length <= keepaliveBodyLimit,
+        keepalive: keepalive && body.byteLength <= keepaliveBodyLimit,
         signal: AbortSignal.timeout(this.options.timeoutMs),
       });
     } catch (cause) {

@@ -170,10 +170,11 @@ export function configure(config: CairnConfig = {}): void {
     );
   }
   if (current !== undefined) {
-    installExitHooks(
-      (flushOptions) => flushAll(flushOptions),
-      () => current?.stats().queued ?? 0,
-    );
+    installExitHooks({
+      flush: flushAll,
+      pending: () => current?.stats().queued ?? 0,
+      resume: () => current?.resume(),
+    });
   }
 }
 
@@ -194,7 +195,7 @@ export function activeRuntime(): Runtime | undefined {
 
 /** Sends every finished span now; resolves when the collector has answered. */
 export async function flush(): Promise<void> {
-  await flushAll({ keepalive: false });
+  await flushAll({ unloading: false });
 }
 
 /**
@@ -224,7 +225,7 @@ export function exportStats(): ExportStats {
   return stats;
 }
 
-async function flushAll(options: { keepalive: boolean }): Promise<void> {
+async function flushAll(options: { unloading: boolean }): Promise<void> {
   const runtimes = [...retiring, ...(current ? [current] : [])];
   await Promise.all(runtimes.map((runtime) => runtime.flush(options)));
 }

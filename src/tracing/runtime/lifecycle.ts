@@ -2,7 +2,14 @@
 // Node; pagehide and a hidden tab in browsers. Reached through globals, so the browser bundle
 // never imports a Node module.
 
-type Flush = (options: { keepalive: boolean }) => Promise<void>;
+export interface ExitHooks {
+  /** Sends pending spans; `unloading` when a page is being hidden or left. */
+  flush(options: { unloading: boolean }): Promise<void>;
+  /** Spans waiting to be sent. */
+  pending(): number;
+  /** The page is visible again after being hidden. */
+  resume(): void;
+}
 
 interface NodeProcess {
   on(event: string, listener: (...args: unknown[]) => void): unknown;
@@ -15,21 +22,21 @@ interface NodeProcess {
 const signalFlushLimitMs = 2000;
 let installed = false;
 
-/** Installs the hooks once per program; `pending` says whether there is anything to send. */
-export function installExitHooks(flush: Flush, pending: () => number): void {
+/** Installs the hooks once per program. */
+export function installExitHooks(hooks: ExitHooks): void {
   if (installed) return;
   installed = true;
   const process = (globalThis as { process?: Partial<NodeProcess> }).process;
   if (typeof process?.once === "function" && typeof process.on === "function") {
-    installNodeHooks(process as NodeProcess, flush, pending);
+    installNodeHooks(process as NodeProcess, hooks);
   }
   const target = globalThis as Partial<Pick<Window, "addEventListener" | "document">>;
   if (typeof target.addEventListener === "function" && target.document !== undefined) {
-    installBrowserHooks(target as Window, flush);
+    installBrowserHooks(target as Window, hooks);
   }
 }
 
-function installNodeHooks(process: NodeProcess, flush: Flush, pending: () => number): void {
+function installNodeHooks(process: NodeProcess, { flush, pending }: ExitHooks): void {
   // beforeExit fires again after the flush settles; only flush when something new is waiting,
   // so an unreachable collector cannot keep the process alive.
   let lastAttempt = -1;
@@ -37,12 +44,12 @@ function installNodeHooks(process: NodeProcess, flush: Flush, pending: () => num
     const waiting = pending();
     if (waiting === 0 || waiting === lastAttempt) return;
     lastAttempt = waiting;
-    void flush({ keepalive: false }).catch(() => undefined);
+    void flush({ unloading: false }).catch(() => undefined);
   });
   for (const signal of ["SIGINT", "SIGTERM"]) {
     process.once(signal, () => {
       const limit = new Promise((resolve) => setTimeout(resolve, signalFlushLimitMs));
-      void Promise.race([flush({ keepalive: false }).catch(() => undefined), limit]).then(() => {
+      void Promise.race([flush({ unloading: false }).catch(() => undefined), limit]).then(() => {
         // Listening to a signal cancels its default action; if nobody else handles it,
         // raise it again so the program stops as it would have without Cairn.
         if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
@@ -51,10 +58,13 @@ function installNodeHooks(process: NodeProcess, flush: Flush, pending: () => num
   }
 }
 
-function installBrowserHooks(window: Window, flush: Flush): void {
-  const send = () => void flush({ keepalive: true }).catch(() => undefined);
+function installBrowserHooks(window: Window, { flush, resume }: ExitHooks): void {
+  const send = () => void flush({ unloading: true }).catch(() => undefined);
   window.addEventListener("pagehide", send);
+  // A page restored from the back-forward cache, or a tab shown again, is alive after all.
+  window.addEventListener("pageshow", resume);
   window.document.addEventListener("visibilitychange", () => {
     if (window.document.visibilityState === "hidden") send();
+    else resume();
   });
 }

@@ -86,17 +86,21 @@ export class Runtime implements SpanSettings {
     return this.processor.snapshot();
   }
 
-  /** Sends every finished span now. With `keepalive`, requests outlive an unloading page. */
-  async flush(options: { keepalive?: boolean } = {}): Promise<void> {
+  /**
+   * Sends every finished span now. With `unloading`, the page is going away: from now until
+   * {@link resume}, requests are made so that they outlive it.
+   */
+  async flush(options: { unloading?: boolean } = {}): Promise<void> {
     const exporter = this.settings.exporter;
-    const keepalive = options.keepalive === true && exporter instanceof CairnExporter;
-    if (keepalive) exporter.keepalive = true;
-    try {
-      await this.processor.forceFlush();
-      await exporter.forceFlush?.();
-    } finally {
-      if (keepalive) exporter.keepalive = false;
-    }
+    if (options.unloading === true && exporter instanceof CairnExporter) exporter.keepalive = true;
+    await this.processor.forceFlush();
+    await exporter.forceFlush?.();
+  }
+
+  /** The page is shown again after being hidden: requests no longer need to outlive it. */
+  resume(): void {
+    const exporter = this.settings.exporter;
+    if (exporter instanceof CairnExporter) exporter.keepalive = false;
   }
 
   /**

@@ -21,7 +21,6 @@ export const attributes = {
   genAiInputTokens: "gen_ai.usage.input_tokens",
   genAiOutputTokens: "gen_ai.usage.output_tokens",
   genAiConversationId: "gen_ai.conversation.id",
-  kind: "cairn.span.kind",
   version: "cairn.version",
   expectedOutput: "cairn.expected_output",
   costUsd: "cairn.cost.usd",
@@ -33,7 +32,7 @@ export const attributes = {
   streamCancelled: "cairn.stream.cancelled",
   streamAbandoned: "cairn.stream.abandoned",
   sessionEvent: "cairn.session.event",
-  /** Set on a span that has no Cairn parent: the top of a Cairn trace. */
+  /** Set on the top span of a Cairn trace when it has a parent of the host app's own. */
   root: "cairn.root",
 } as const;
 

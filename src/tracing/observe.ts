@@ -42,27 +42,45 @@ export function observe<F extends AnyFunction>(fn: F, options?: ObserveOptions):
   }
   const resolved = resolveObserveOptions(options);
   const name = resolved.spanName ?? (fn.name || "anonymous");
+  const fixedAttributes = attributesOf(resolved);
   const observed = function (this: unknown, ...args: unknown[]): unknown {
     const runtime = activeRuntime();
     if (runtime === undefined) return fn.apply(this, args);
-    return call(runtime, resolved, name, fn, this, args);
+    return call(runtime, resolved, name, fixedAttributes, fn, this, args);
   };
   Object.defineProperty(observed, "name", { value: fn.name, configurable: true });
   Object.defineProperty(observed, "length", { value: fn.length, configurable: true });
   return observed as F;
 }
 
+/** The attributes every call of one observed function has: computed once, in observe(). */
+function attributesOf(options: ResolvedObserveOptions): Attributes {
+  const attributes: Attributes = {
+    [names.openInferenceKind]: openInferenceKinds[options.kind],
+    ...options.customAttributes,
+  };
+  const operation = genAiOperations[options.kind];
+  if (operation !== undefined) attributes[names.genAiOperation] = operation;
+  if (options.model !== undefined) {
+    attributes[names.llmModelName] = options.model;
+    attributes[names.genAiRequestModel] = options.model;
+  }
+  if (options.metadata !== undefined) attributes[names.metadata] = options.metadata;
+  return attributes;
+}
+
 function call(
   runtime: Runtime,
   options: ResolvedObserveOptions,
   name: string,
+  fixedAttributes: Attributes,
   fn: AnyFunction,
   thisArg: unknown,
   args: unknown[],
 ): unknown {
   let observation: Observation;
   try {
-    observation = start(runtime, options, name, args);
+    observation = start(runtime, options, name, fixedAttributes, args);
   } catch (error) {
     reportInternalError(error);
     return fn.apply(thisArg, args);
@@ -84,6 +102,7 @@ function start(
   runtime: Runtime,
   options: ResolvedObserveOptions,
   name: string,
+  fixedAttributes: Attributes,
   args: unknown[],
 ): Observation {
   const parent = scopeStorage.get() ?? emptyScope;
@@ -96,32 +115,26 @@ function start(
   const sessionId = options.sessionId ?? parent.sessionId;
   const tags = mergeTags(parent.tags, options.tags);
   const version = options.version ?? parent.version;
-  const kind = options.kind;
-  const attributes: Attributes = {
-    [names.kind]: kind,
-    [names.openInferenceKind]: openInferenceKinds[kind],
-    ...options.customAttributes,
-  };
-  const operation = genAiOperations[kind];
-  if (operation !== undefined) attributes[names.genAiOperation] = operation;
-  if (options.model !== undefined) {
-    attributes[names.llmModelName] = options.model;
-    attributes[names.genAiRequestModel] = options.model;
+  // Attributes are checked by the SDK one by one; the common call adds none to the fixed ones.
+  const joinsHostTrace = parent.span === undefined && trace.getSpan(parentContext) !== undefined;
+  let attributes = fixedAttributes;
+  if (sessionId !== undefined || tags.length > 0 || version !== undefined || joinsHostTrace) {
+    attributes = { ...fixedAttributes };
+    if (sessionId !== undefined) {
+      attributes[names.sessionId] = sessionId;
+      attributes[names.genAiConversationId] = sessionId;
+    }
+    if (tags.length > 0) attributes[names.tags] = tags as string[];
+    if (version !== undefined) attributes[names.version] = version;
+    if (joinsHostTrace) attributes[names.root] = true;
   }
-  if (sessionId !== undefined) {
-    attributes[names.sessionId] = sessionId;
-    attributes[names.genAiConversationId] = sessionId;
-  }
-  if (tags.length > 0) attributes[names.tags] = tags as string[];
-  if (version !== undefined) attributes[names.version] = version;
-  if (options.metadata !== undefined) attributes[names.metadata] = options.metadata;
-  if (parent.span === undefined) attributes[names.root] = true;
 
-  const otelSpan = runtime.tracer.startSpan(name, { attributes }, parentContext);
+  const otelSpan = runtime.tracer.startSpan(name, undefined, parentContext);
   runtime.idGenerator.clear();
   runtime.spanStarted();
-  const span = new ObservedSpan(otelSpan, kind, options.model, runtime);
+  const span = new ObservedSpan(otelSpan, options.kind, options.model, runtime);
   if (span.isRecording) {
+    otelSpan.setAttributes(attributes);
     if (args.length > 0) span.recordValue(args.length === 1 ? args[0] : args, "input");
     if (options.expectedOutput !== undefined) {
       const expected = serialize(options.expectedOutput, runtime.serializeOptions);

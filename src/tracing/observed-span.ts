@@ -93,7 +93,13 @@ export class ObservedSpan implements CairnSpan {
     if (serialized === undefined) return;
     const input = which === "input";
     this.span.setAttribute(input ? names.inputValue : names.outputValue, serialized.text);
-    this.span.setAttribute(input ? names.inputMimeType : names.outputMimeType, serialized.mimeType);
+    // OpenInference reads a value without a mime type as text/plain.
+    if (serialized.mimeType === "application/json") {
+      this.span.setAttribute(
+        input ? names.inputMimeType : names.outputMimeType,
+        serialized.mimeType,
+      );
+    }
     if (serialized.truncated) {
       this.span.setAttribute(input ? names.inputTruncated : names.outputTruncated, true);
     }

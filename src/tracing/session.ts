@@ -59,7 +59,6 @@ export class Session {
     if (runtime === undefined) return;
     const span = runtime.tracer.startSpan(name, {
       attributes: {
-        [names.kind]: "chain",
         [names.openInferenceKind]: openInferenceKinds.chain,
         [names.sessionId]: this.id,
         [names.genAiConversationId]: this.id,

@@ -23,7 +23,9 @@ export class ConsoleTreeExporter implements SpanExporter {
       const trace = this.pending.get(exported.trace_id) ?? [];
       trace.push(exported);
       this.pending.delete(exported.trace_id);
-      if (exported.attributes[attributes.root] === true) this.print(trace);
+      const root =
+        exported.parent_span_id === null || exported.attributes[attributes.root] === true;
+      if (root) this.print(trace);
       else this.pending.set(exported.trace_id, trace);
     }
     while (this.pending.size > maxBufferedTraces) {

@@ -9,7 +9,6 @@ import { attributes as names } from "../attributes.js";
 
 // Attributes lifted into fields of their own, so they are not repeated in `attributes`.
 const lifted = new Set<string>([
-  names.kind,
   names.openInferenceKind,
   names.inputValue,
   names.outputValue,
@@ -70,12 +69,10 @@ export function toExportedSpan(span: ReadableSpan): ExportedSpan {
   };
 }
 
+// OpenInference's kinds are Cairn's in capitals (RETRIEVER for retrieval); others read as chain.
 function kindOf(values: Attributes): SpanKind {
-  const own = values[names.kind];
-  const openInference = values[names.openInferenceKind];
-  const raw =
-    typeof own === "string" ? own : typeof openInference === "string" ? openInference : "";
-  return parseSpanKind(raw) ?? "chain";
+  const kind = values[names.openInferenceKind];
+  return (typeof kind === "string" ? parseSpanKind(kind) : undefined) ?? "chain";
 }
 
 function usageOf(values: Attributes): ExportedSpan["usage"] {

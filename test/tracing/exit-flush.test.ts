@@ -44,14 +44,18 @@ describe("pending spans are flushed when the program stops", () => {
     expect(names()).toContain("exit-natural");
   });
 
-  it("on SIGTERM, and the program still dies of the signal", async () => {
-    const { child, exited, output } = run("signal", collector);
-    await waitForOutput(output, "ready", child);
-    child.kill("SIGTERM");
-    const [code, signal] = await exited;
-    expect({ code, signal }).toEqual({ code: null, signal: "SIGTERM" });
-    expect(names()).toContain("exit-signal");
-  });
+  it.each(["SIGTERM", "SIGINT"] as const)(
+    "on %s, and the program still dies of the signal",
+    async (signalName) => {
+      const { child, exited, output } = run("signal", collector);
+      await waitForOutput(output, "ready", child);
+      const before = names().length;
+      child.kill(signalName);
+      const [code, signal] = await exited;
+      expect({ code, signal }).toEqual({ code: null, signal: signalName });
+      expect(names().slice(before)).toEqual(["exit-signal"]);
+    },
+  );
 
   it("on SIGTERM without taking over the app's own handler", async () => {
     const { child, exited, output } = run("handled", collector);

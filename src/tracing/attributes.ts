@@ -32,6 +32,12 @@ export const attributes = {
   streamCancelled: "cairn.stream.cancelled",
   streamAbandoned: "cairn.stream.abandoned",
   sessionEvent: "cairn.session.event",
+  /** The span was still open when tracing shut down, and was ended then. */
+  unfinished: "cairn.unfinished",
+  /** The call returned a lazy thenable, which Cairn does not await; no output is recorded. */
+  lazyResult: "cairn.result.lazy",
+  /** Cairn failed to record part of the span (the call itself was not affected). */
+  internalError: "cairn.internal_error",
   /** Set on the top span of a Cairn trace when it has a parent of the host app's own. */
   root: "cairn.root",
 } as const;

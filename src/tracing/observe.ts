@@ -4,6 +4,7 @@ import { ConfigurationError } from "../core/errors/index.js";
 import { genAiOperations, attributes as names, openInferenceKinds } from "./attributes.js";
 import { emptyScope, mergeTags, type Scope } from "./context/scope.js";
 import { scopeStorage } from "./context/storage.js";
+import { reportInternalError } from "./internal-error.js";
 import { ObservedSpan } from "./observed-span.js";
 import {
   type ObserveOptions,
@@ -13,6 +14,7 @@ import {
 import { recordModelUsage } from "./results/model-usage.js";
 import { Observation } from "./results/observation.js";
 import { wrapAsyncIterable, wrapAsyncIterator, wrapIterator } from "./results/wrap-iterator.js";
+import { isNodeStream, watchNodeStream } from "./results/wrap-node-stream.js";
 import { wrapReadableStream, wrapResponse } from "./results/wrap-stream.js";
 import { activeRuntime } from "./runtime/configure.js";
 import type { Runtime } from "./runtime/runtime.js";
@@ -131,8 +133,8 @@ function start(
 
   const otelSpan = runtime.tracer.startSpan(name, undefined, parentContext);
   runtime.idGenerator.clear();
-  runtime.spanStarted();
   const span = new ObservedSpan(otelSpan, options.kind, options.model, runtime);
+  runtime.spanStarted(span);
   if (span.isRecording) {
     otelSpan.setAttributes(attributes);
     if (args.length > 0) span.recordValue(args.length === 1 ? args[0] : args, "input");
@@ -158,30 +160,67 @@ function start(
 }
 
 function settle(observation: Observation, result: unknown): unknown {
-  if (isPromiseLike(result)) {
-    const settled = Promise.resolve(result).then(
-      (value) => settleValue(observation, value),
-      (error: unknown) => {
-        observation.fail(error);
-        throw error;
-      },
-    );
-    // Serverless: a root call resolves only once its trace has been handed to the collector.
-    if (observation.isRoot && observation.runtime.exportMode === "immediate") {
-      return settled.then(
-        async (value) => {
-          await observation.runtime.flush().catch(() => undefined);
-          return value;
-        },
-        async (error: unknown) => {
-          await observation.runtime.flush().catch(() => undefined);
-          throw error;
-        },
-      );
-    }
-    return settled;
+  let kind: ReturnType<typeof promiseKind>;
+  try {
+    kind = promiseKind(result);
+  } catch (error) {
+    reportInternalError(error);
+    observation.span.end();
+    return result;
+  }
+  if (kind === "native") return settlePromise(observation, result as Promise<unknown>);
+  if (kind === "subclass") {
+    // A Promise subclass (OpenAI's APIPromise, say) has methods of its own that the caller may
+    // use (`.withResponse()`): hand it back as it is and watch it from the side.
+    watchPromise(observation, result as Promise<unknown>);
+    return result;
+  }
+  if (kind === "thenable") {
+    // A lazy query builder (Prisma, Knex) runs when awaited; awaiting it here would run it
+    // even if the caller never does. Its result is not recorded.
+    observation.span.setAttribute(names.lazyResult, true);
+    observation.span.end();
+    return result;
   }
   return settleValue(observation, result);
+}
+
+function settlePromise(observation: Observation, result: Promise<unknown>): Promise<unknown> {
+  const settled = result.then(
+    (value) => settleValue(observation, value),
+    (error: unknown) => {
+      observation.fail(error);
+      throw error;
+    },
+  );
+  if (!observation.isRoot || observation.runtime.exportMode !== "immediate") return settled;
+  // Serverless: a root call resolves only once its trace has been handed to the collector.
+  const delivered = () => observation.runtime.flush({ urgent: false }).catch(() => undefined);
+  return settled.then(
+    async (value) => {
+      await delivered();
+      return value;
+    },
+    async (error: unknown) => {
+      await delivered();
+      throw error;
+    },
+  );
+}
+
+function watchPromise(observation: Observation, result: Promise<unknown>): void {
+  try {
+    result.then(
+      (value) => {
+        guarded(observation, () => recordModelUsage(observation.span, value));
+        observation.span.succeed(value);
+      },
+      (error: unknown) => observation.fail(error),
+    );
+  } catch (error) {
+    reportInternalError(error);
+    observation.span.end();
+  }
 }
 
 function settleValue(observation: Observation, value: unknown): unknown {
@@ -200,6 +239,7 @@ function settleValue(observation: Observation, value: unknown): unknown {
       if (typeof Response !== "undefined" && value instanceof Response) {
         return wrapResponse(value, observation);
       }
+      if (isNodeStream(value)) return watchNodeStream(value, observation);
       if (Symbol.asyncIterator in value && !Array.isArray(value)) {
         return wrapAsyncIterable(value as AsyncIterable<unknown>, observation);
       }
@@ -213,20 +253,19 @@ function settleValue(observation: Observation, value: unknown): unknown {
   return value;
 }
 
-function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return (
-    value instanceof Promise ||
-    (typeof value === "object" &&
-      value !== null &&
-      typeof (value as PromiseLike<unknown>).then === "function")
-  );
+function promiseKind(value: unknown): "native" | "subclass" | "thenable" | undefined {
+  if (value instanceof Promise) {
+    return Object.getPrototypeOf(value) === Promise.prototype ? "native" : "subclass";
+  }
+  if (typeof value !== "object" || value === null) return undefined;
+  return typeof (value as PromiseLike<unknown>).then === "function" ? "thenable" : undefined;
 }
 
-let reported = false;
-
-// Tracing must never break the traced code: a bug in Cairn is reported once and skipped.
-function reportInternalError(error: unknown): void {
-  if (reported) return;
-  reported = true;
-  console.warn("cairn: tracing failed and was skipped for this call:", error);
+function guarded(observation: Observation, work: () => void): void {
+  try {
+    work();
+  } catch (error) {
+    reportInternalError(error);
+    observation.span.setAttribute(names.internalError, String(error));
+  }
 }

@@ -43,12 +43,15 @@ export interface CairnSpan {
 export interface SpanSettings {
   readonly serializeOptions: SerializeOptions;
   readonly prices: PriceTable;
-  spanEnded(): void;
+  spanEnded(span: ObservedSpan): void;
 }
 
 /** A Cairn span: an OpenTelemetry span plus what Cairn derives at its end (usage, cost). */
 export class ObservedSpan implements CairnSpan {
   readonly isRecording: boolean;
+  /** Neighbours in the runtime's list of open spans. */
+  previousOpen: ObservedSpan | undefined;
+  nextOpen: ObservedSpan | undefined;
   private model: string | undefined;
   private usage: TokenUsage | undefined;
   private outputSet = false;
@@ -169,13 +172,20 @@ export class ObservedSpan implements CairnSpan {
     this.end();
   }
 
+  /** Ends a span whose call is still running, because tracing is shutting down. */
+  endUnfinished(): void {
+    if (this.ended) return;
+    this.setAttribute(names.unfinished, true);
+    this.end();
+  }
+
   /** Ends the span with whatever status it has; later calls do nothing. */
   end(): void {
     if (this.ended) return;
     if (this.isRecording && this.usage !== undefined) this.recordCost(this.usage);
     this.ended = true;
     this.span.end();
-    this.settings.spanEnded();
+    this.settings.spanEnded(this);
   }
 
   private recordCost(usage: TokenUsage): void {

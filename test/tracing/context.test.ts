@@ -36,7 +36,8 @@ describe("span nesting follows the async context", () => {
       const fromEvent = new Promise<void>((resolve) => {
         emitter.once("go", () => void leaf("in-listener").then(() => resolve()));
       });
-      emitter.emit("go");
+      // Emitted later, from work the call started (a socket, a timer).
+      setImmediate(() => emitter.emit("go"));
       await fromEvent;
     });
     await root();
@@ -119,6 +120,22 @@ describe("next to the host app's own OpenTelemetry setup", () => {
     const hostSpan = hostExporter.getFinishedSpans()[0];
     const cairnSpan = memory.exporter.spans()[0];
     expect(hostSpan?.parentSpanContext?.spanId).toBe(cairnSpan?.span_id);
+  });
+
+  it("nests the host's spans made inside a generator body under Cairn's span", async () => {
+    hostExporter.reset();
+    const hostTracer = trace.getTracer("host-app");
+    const pages = observe(async function* pages() {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      hostTracer.startActiveSpan("host-db-query", (span) => span.end());
+      yield "page";
+    });
+    for await (const _page of pages()) {
+      // drain
+    }
+    const hostSpan = hostExporter.getFinishedSpans()[0];
+    expect(hostSpan?.name).toBe("host-db-query");
+    expect(hostSpan?.parentSpanContext?.spanId).toBe(memory.exporter.spans()[0]?.span_id);
   });
 
   it("joins the trace of an active host span", async () => {

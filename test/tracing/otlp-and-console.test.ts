@@ -111,12 +111,19 @@ describe("configure()", () => {
 
   it("samples whole traces by sampleRate", () => {
     const exporter = memoryExporter();
-    configure({ exporter, sampleRate: 0 });
-    observe(() => observe(() => 1)())();
-    expect(exporter.spans()).toEqual([]);
-    configure({ exporter, sampleRate: 1 });
-    observe(() => observe(() => 1)())();
-    expect(exporter.spans()).toHaveLength(2);
+    configure({ exporter, sampleRate: 0.5 });
+    const child = observe(() => 1, { spanName: "child" });
+    const grandchild = observe(() => child(), { spanName: "middle" });
+    const root = observe(() => grandchild(), { spanName: "root" });
+    for (let index = 0; index < 400; index++) root();
+    const byTrace = new Map<string, string[]>();
+    for (const span of exporter.spans()) {
+      byTrace.set(span.trace_id, [...(byTrace.get(span.trace_id) ?? []), span.name]);
+    }
+    // About half the traces are kept, each one whole.
+    expect(byTrace.size).toBeGreaterThan(120);
+    expect(byTrace.size).toBeLessThan(280);
+    for (const names of byTrace.values()) expect(names).toEqual(["child", "middle", "root"]);
   });
 
   it("turns tracing off, with a warning, when there is nowhere to send spans", async () => {

@@ -53,13 +53,13 @@ export class BatchProcessor implements SpanProcessor {
     retries: 0,
     lastError: undefined,
   };
+  private readonly inFlight = new Set<Promise<void>>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private timerDueAt = 0;
-  private sending: Promise<void> | undefined;
-  private readonly immediateSends = new Set<Promise<void>>();
   private failures = 0;
   private retryAt = 0;
-  private closed = false;
+  private ended = 0;
+  private closing = false;
 
   constructor(
     readonly exporter: SpanExporter,
@@ -71,16 +71,22 @@ export class BatchProcessor implements SpanProcessor {
     return { ...this.stats, queued: this.queue.length };
   }
 
+  /** Finished spans seen so far, sent or not: tells whether anything happened since a moment. */
+  get endedSpans(): number {
+    return this.ended;
+  }
+
   onStart(_span: Span, _parentContext: Context): void {}
 
   onEnd(span: ReadableSpan): void {
     if ((span.spanContext().traceFlags & TraceFlags.SAMPLED) === 0) return;
-    if (this.closed) {
+    this.ended++;
+    if (this.closing) {
       this.stats.dropped++;
       return;
     }
     if (this.mode === "immediate" && this.queue.length === 0 && Date.now() >= this.retryAt) {
-      this.sendNow([span]);
+      this.send([span]);
       return;
     }
     if (this.queue.length >= this.options.maxQueueSize) {
@@ -88,66 +94,74 @@ export class BatchProcessor implements SpanProcessor {
       return;
     }
     this.queue.push(span);
-    if (this.queue.length >= this.options.maxBatchSize) this.schedule(0);
-    else this.schedule(this.options.scheduledDelayMs);
+    this.schedule(
+      this.queue.length >= this.options.maxBatchSize ? 0 : this.options.scheduledDelayMs,
+    );
+  }
+
+  /** Sends what is queued now and waits for every send; a pending `Retry-After` is kept. */
+  forceFlush(): Promise<void> {
+    return this.flush({ urgent: false });
   }
 
   /**
-   * Sends everything queued now, ignoring any backoff and without waiting for sends already
-   * in flight (an unloading page has no time to wait); resolves when all of them are answered.
-   * Spans whose send fails stay queued for the next retry.
+   * Sends what is queued now, all batches at once, and resolves when every send has been
+   * answered. `urgent` (the program exits, the page unloads) ignores any backoff: there will be
+   * no later. Spans whose send fails stay queued for the next retry.
    */
-  async forceFlush(): Promise<void> {
-    this.retryAt = 0;
-    const sends = [...this.immediateSends];
-    if (this.sending !== undefined) sends.push(this.sending);
-    while (this.queue.length > 0)
-      sends.push(this.export(this.queue.splice(0, this.options.maxBatchSize)));
-    await Promise.all(sends);
+  async flush(options: { urgent: boolean }): Promise<void> {
+    if (options.urgent || Date.now() >= this.retryAt) {
+      while (this.queue.length > 0) this.send(this.queue.splice(0, this.options.maxBatchSize));
+    }
+    await this.settle();
   }
 
   async shutdown(): Promise<void> {
-    if (this.closed) return;
-    await this.forceFlush();
-    this.closed = true;
+    if (this.closing) return;
+    await this.flush({ urgent: true });
+    // From here on a failed send is dropped, not queued again: there is no retry after this.
+    this.closing = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.settle();
     this.stats.dropped += this.queue.length;
     this.queue.length = 0;
     await this.exporter.shutdown();
   }
 
+  /** Waits until no send is in flight, including sends started while waiting. */
+  private async settle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.all(this.inFlight);
+  }
+
   private schedule(delayMs: number): void {
+    if (this.closing) return;
     const now = Date.now();
-    const wait = Math.max(delayMs, this.retryAt - now);
-    if (this.sending !== undefined) return;
+    const dueAt = now + Math.max(delayMs, this.retryAt - now);
     if (this.timer !== undefined) {
-      if (this.timerDueAt <= now + wait) return;
+      if (this.timerDueAt <= dueAt) return;
       clearTimeout(this.timer);
     }
-    this.timerDueAt = now + wait;
+    this.timerDueAt = dueAt;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      void this.sendBatch().then(() => {
-        if (this.queue.length > 0 && !this.closed) this.schedule(this.options.scheduledDelayMs);
-      });
-    }, wait);
+      // One scheduled send at a time keeps the collector's load even; flushes may add more.
+      if (this.inFlight.size > 0) return;
+      this.send(this.queue.splice(0, this.options.maxBatchSize));
+    }, dueAt - now);
     // A pending export must not keep a Node process alive; exit hooks flush instead.
     (this.timer as { unref?: () => void }).unref?.();
   }
 
-  private sendBatch(): Promise<void> {
-    if (this.sending !== undefined) return this.sending;
-    const batch = this.queue.splice(0, this.options.maxBatchSize);
-    if (batch.length === 0) return Promise.resolve();
-    this.sending = this.export(batch).finally(() => {
-      this.sending = undefined;
+  private send(batch: ReadableSpan[]): void {
+    if (batch.length === 0) return;
+    const sending = this.export(batch).finally(() => {
+      this.inFlight.delete(sending);
+      if (this.queue.length === 0) return;
+      const full = this.queue.length >= this.options.maxBatchSize;
+      this.schedule(full ? 0 : this.options.scheduledDelayMs);
     });
-    return this.sending;
-  }
-
-  private sendNow(batch: ReadableSpan[]): void {
-    const send = this.export(batch).finally(() => this.immediateSends.delete(send));
-    this.immediateSends.add(send);
+    this.inFlight.add(sending);
   }
 
   private async export(batch: ReadableSpan[]): Promise<void> {
@@ -159,7 +173,8 @@ export class BatchProcessor implements SpanProcessor {
       return;
     }
     this.stats.lastError = error.message;
-    if (ExportError.isInstance(error) && !error.retryable) {
+    const retryable = !ExportError.isInstance(error) || error.retryable;
+    if (!retryable || this.closing) {
       this.stats.dropped += batch.length;
       return;
     }
@@ -173,14 +188,25 @@ export class BatchProcessor implements SpanProcessor {
     const kept = batch.slice(0, Math.max(0, room));
     this.stats.dropped += batch.length - kept.length;
     this.queue.unshift(...kept);
-    this.schedule(0);
   }
 
+  /**
+   * Calls the exporter and resolves with its error, if any. Cairn's exporters give up at
+   * `exportTimeoutMs` themselves; one that has not answered at twice that is given up on, and
+   * its batch counted as dropped rather than sent again: a late success would otherwise deliver
+   * the spans twice.
+   */
   private callExporter(batch: ReadableSpan[]): Promise<Error | undefined> {
+    const limitMs = 2 * this.options.exportTimeoutMs;
     return new Promise((resolve) => {
       const timeout = setTimeout(
-        () => resolve(new ExportError("export timed out", { retryable: true })),
-        this.options.exportTimeoutMs,
+        () =>
+          resolve(
+            new ExportError(`the exporter did not answer within ${limitMs} ms`, {
+              retryable: false,
+            }),
+          ),
+        limitMs,
       );
       (timeout as { unref?: () => void }).unref?.();
       try {

@@ -28,6 +28,8 @@ export class CairnExporter implements SpanExporter {
    * made with `fetch(…, {keepalive: true})` so they outlive the page.
    */
   keepalive = false;
+  // Browsers share the 64 KiB among all keepalive requests in flight, not per request.
+  private keepaliveBytesInFlight = 0;
 
   constructor(private readonly options: CairnExporterOptions) {
     this.url = `${options.endpoint.replace(/\/+$/, "")}/traces`;
@@ -64,13 +66,16 @@ export class CairnExporter implements SpanExporter {
       await Promise.all([this.send(spans.slice(0, half)), this.send(spans.slice(half))]);
       return;
     }
+    const useKeepalive =
+      keepalive && this.keepaliveBytesInFlight + body.byteLength <= keepaliveBodyLimit;
+    if (useKeepalive) this.keepaliveBytesInFlight += body.byteLength;
     let response: Response;
     try {
       response = await fetch(this.url, {
         method: "POST",
         headers: this.headers,
         body,
-        keepalive: keepalive && body.byteLength <= keepaliveBodyLimit,
+        keepalive: useKeepalive,
         signal: AbortSignal.timeout(this.options.timeoutMs),
       });
     } catch (cause) {
@@ -78,6 +83,8 @@ export class CairnExporter implements SpanExporter {
         `could not reach the Cairn service at ${this.url}: ${cause instanceof Error ? cause.message : String(cause)}`,
         { retryable: true, cause },
       );
+    } finally {
+      if (useKeepalive) this.keepaliveBytesInFlight -= body.byteLength;
     }
     if (response.ok) {
       await response.body?.cancel();

@@ -1,6 +1,8 @@
+import { type Context, context as otelContext } from "@opentelemetry/api";
 import { attributes as names } from "../attributes.js";
 import type { Scope } from "../context/scope.js";
 import { scopeStorage } from "../context/storage.js";
+import { reportInternalError } from "../internal-error.js";
 import type { ObservedSpan } from "../observed-span.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { recordModelUsage } from "./model-usage.js";
@@ -33,14 +35,23 @@ export class Observation {
     return this.finished;
   }
 
-  /** Runs `fn` as part of this call, so spans it starts are children of this one. */
+  /**
+   * Runs `fn` as part of this call, so spans it starts are children of this one, in Cairn and
+   * in the host app's own OpenTelemetry setup.
+   */
   run<R>(fn: () => R): R {
-    return scopeStorage.run(this.scope, fn);
+    const hostContext = this.scope.otelContext as Context;
+    return scopeStorage.run(this.scope, () => otelContext.with(hostContext, fn));
   }
 
   addChunk(chunk: unknown): void {
     this.chunkCount++;
-    recordModelUsage(this.span, chunk);
+    try {
+      recordModelUsage(this.span, chunk);
+    } catch (error) {
+      // A chunk whose getters throw must not break the consumer's loop.
+      reportInternalError(error);
+    }
     if (this.budget <= 0 || !this.span.isRecording) return;
     this.budget -=
       typeof chunk === "string"
@@ -68,7 +79,7 @@ export class Observation {
   fail(error: unknown): void {
     if (this.finished) return;
     this.finished = true;
-    this.span.setAttribute(names.streamChunks, this.chunkCount);
+    if (this.chunkCount > 0) this.span.setAttribute(names.streamChunks, this.chunkCount);
     this.span.fail(error, this.captureExceptions);
   }
 

@@ -45,6 +45,8 @@ export function wrapIterator<T, R, N>(
     stopWatching(wrapped);
     end();
   };
+  // Still a generator to whoever checks, such as an outer observe() that returns it.
+  Object.defineProperty(wrapped, Symbol.toStringTag, { value: "Generator" });
   watchForAbandonment(wrapped, observation);
   return wrapped;
 }
@@ -93,6 +95,7 @@ export function wrapAsyncIterator<T, R, N>(
     stopWatching(wrapped);
     end();
   };
+  Object.defineProperty(wrapped, Symbol.toStringTag, { value: "AsyncGenerator" });
   watchForAbandonment(wrapped, observation);
   return wrapped;
 }
@@ -105,18 +108,25 @@ export function wrapAsyncIterable<T extends AsyncIterable<unknown>>(
   iterable: T,
   observation: Observation,
 ): T {
-  let iterated = false;
+  // Methods run on the object itself (private fields need that), so a method that iterates
+  // internally (`tee()`, say) is not seen; its span then ends when the object is collected.
+  const bound = new Map<PropertyKey, unknown>();
   const proxy = new Proxy(iterable, {
     get(target, property) {
       if (property === Symbol.asyncIterator) {
         return () => {
-          iterated = true;
           stopWatching(proxy);
           return wrapAsyncIterator(target[Symbol.asyncIterator](), observation);
         };
       }
       const value: unknown = Reflect.get(target, property, target);
-      return typeof value === "function" && !iterated ? value.bind(target) : value;
+      if (typeof value !== "function") return value;
+      let method = bound.get(property);
+      if (method === undefined) {
+        method = value.bind(target);
+        bound.set(property, method);
+      }
+      return method;
     },
   });
   watchForAbandonment(proxy, observation);

@@ -27,12 +27,13 @@ export function wrapReadableStream<T>(
           observation.addChunk(value);
           controller.enqueue(value);
         } catch (error) {
-          finish(() => observation.fail(error));
+          finish(() => (isAbort(error) ? observation.cancel() : observation.fail(error)));
           controller.error(error);
         }
       },
       async cancel(reason) {
-        finish(() => (reason instanceof Error ? observation.fail(reason) : observation.cancel()));
+        const failed = reason instanceof Error && !isAbort(reason);
+        finish(() => (failed ? observation.fail(reason) : observation.cancel()));
         await reader.cancel(reason);
       },
     },
@@ -59,4 +60,9 @@ export function wrapResponse(response: Response, observation: Observation): Resp
   Object.defineProperty(wrapped, "url", { value: response.url });
   Object.defineProperty(wrapped, "redirected", { value: response.redirected });
   return wrapped;
+}
+
+/** An abort (a signal given to pipeTo, a closed connection) is the consumer stopping. */
+function isAbort(error: unknown): boolean {
+  return (error as { name?: unknown } | null)?.name === "AbortError";
 }

@@ -172,7 +172,12 @@ export function configure(config: CairnConfig = {}): void {
   if (current !== undefined) {
     installExitHooks({
       flush: flushAll,
-      pending: () => current?.stats().queued ?? 0,
+      progress: () => {
+        const runtime = current;
+        return runtime === undefined
+          ? { queued: 0, ended: 0 }
+          : { queued: runtime.stats().queued, ended: runtime.endedSpans };
+      },
       resume: () => current?.resume(),
     });
   }
@@ -195,7 +200,7 @@ export function activeRuntime(): Runtime | undefined {
 
 /** Sends every finished span now; resolves when the collector has answered. */
 export async function flush(): Promise<void> {
-  await flushAll({ unloading: false });
+  await flushAll({ urgent: true });
 }
 
 /**
@@ -225,7 +230,7 @@ export function exportStats(): ExportStats {
   return stats;
 }
 
-async function flushAll(options: { unloading: boolean }): Promise<void> {
+async function flushAll(options: { urgent: boolean; unloading?: boolean }): Promise<void> {
   const runtimes = [...retiring, ...(current ? [current] : [])];
   await Promise.all(runtimes.map((runtime) => runtime.flush(options)));
 }

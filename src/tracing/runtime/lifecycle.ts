@@ -3,10 +3,10 @@
 // never imports a Node module.
 
 export interface ExitHooks {
-  /** Sends pending spans; `unloading` when a page is being hidden or left. */
-  flush(options: { unloading: boolean }): Promise<void>;
-  /** Spans waiting to be sent. */
-  pending(): number;
+  /** Sends pending spans now; `unloading` when a page is being hidden or left. */
+  flush(options: { urgent: true; unloading: boolean }): Promise<void>;
+  /** Spans waiting to be sent, and spans ended so far. */
+  progress(): { queued: number; ended: number };
   /** The page is visible again after being hidden. */
   resume(): void;
 }
@@ -36,20 +36,21 @@ export function installExitHooks(hooks: ExitHooks): void {
   }
 }
 
-function installNodeHooks(process: NodeProcess, { flush, pending }: ExitHooks): void {
-  // beforeExit fires again after the flush settles; only flush when something new is waiting,
-  // so an unreachable collector cannot keep the process alive.
-  let lastAttempt = -1;
+function installNodeHooks(process: NodeProcess, { flush, progress }: ExitHooks): void {
+  // beforeExit fires again after the flush settles. Flush only when spans ended since the last
+  // attempt, so that a collector that stays unreachable cannot keep the process alive.
+  let endedAtLastAttempt = -1;
   process.on("beforeExit", () => {
-    const waiting = pending();
-    if (waiting === 0 || waiting === lastAttempt) return;
-    lastAttempt = waiting;
-    void flush({ unloading: false }).catch(() => undefined);
+    const { queued, ended } = progress();
+    if (queued === 0 || ended === endedAtLastAttempt) return;
+    endedAtLastAttempt = ended;
+    void flush({ urgent: true, unloading: false }).catch(() => undefined);
   });
   for (const signal of ["SIGINT", "SIGTERM"]) {
     process.once(signal, () => {
       const limit = new Promise((resolve) => setTimeout(resolve, signalFlushLimitMs));
-      void Promise.race([flush({ unloading: false }).catch(() => undefined), limit]).then(() => {
+      const flushed = flush({ urgent: true, unloading: false }).catch(() => undefined);
+      void Promise.race([flushed, limit]).then(() => {
         // Listening to a signal cancels its default action; if nobody else handles it,
         // raise it again so the program stops as it would have without Cairn.
         if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
@@ -59,7 +60,7 @@ function installNodeHooks(process: NodeProcess, { flush, pending }: ExitHooks): 
 }
 
 function installBrowserHooks(window: Window, { flush, resume }: ExitHooks): void {
-  const send = () => void flush({ unloading: true }).catch(() => undefined);
+  const send = () => void flush({ urgent: true, unloading: true }).catch(() => undefined);
   window.addEventListener("pagehide", send);
   // A page restored from the back-forward cache, or a tab shown again, is alive after all.
   window.addEventListener("pageshow", resume);

@@ -8,7 +8,7 @@ import {
 } from "@opentelemetry/sdk-trace";
 import { type BatchOptions, BatchProcessor, type ExportStats } from "../export/batch-processor.js";
 import { CairnExporter } from "../export/cairn-exporter.js";
-import type { SpanSettings } from "../observed-span.js";
+import type { ObservedSpan, SpanSettings } from "../observed-span.js";
 import type { PriceTable } from "../prices.js";
 import { sdkName, sdkVersion } from "../sdk-info.js";
 import type { SerializeOptions } from "../serialize.js";
@@ -41,8 +41,9 @@ export class Runtime implements SpanSettings {
   readonly aggregateChunks: (chunks: readonly unknown[]) => unknown;
   private readonly provider: TracerProvider;
   private readonly processor: BatchProcessor;
-  private openSpans = 0;
-  private retired: { resolve: () => void } | undefined;
+  // Open spans, as an intrusive list: O(1) to add and remove on the hot path, no hashing.
+  private firstOpen: ObservedSpan | undefined;
+  private allEnded: (() => void) | undefined;
   private closing: Promise<void> | undefined;
 
   constructor(private readonly settings: RuntimeSettings) {
@@ -69,31 +70,39 @@ export class Runtime implements SpanSettings {
     this.tracer = this.provider.getTracer(sdkName, sdkVersion);
   }
 
-  get exporter(): SpanExporter {
-    return this.settings.exporter;
+  spanStarted(span: ObservedSpan): void {
+    span.nextOpen = this.firstOpen;
+    if (this.firstOpen !== undefined) this.firstOpen.previousOpen = span;
+    this.firstOpen = span;
   }
 
-  spanStarted(): void {
-    this.openSpans++;
-  }
-
-  spanEnded(): void {
-    this.openSpans--;
-    if (this.retired !== undefined && this.openSpans <= 0) this.retired.resolve();
+  spanEnded(span: ObservedSpan): void {
+    if (span.previousOpen !== undefined) span.previousOpen.nextOpen = span.nextOpen;
+    else this.firstOpen = span.nextOpen;
+    if (span.nextOpen !== undefined) span.nextOpen.previousOpen = span.previousOpen;
+    span.previousOpen = undefined;
+    span.nextOpen = undefined;
+    if (this.firstOpen === undefined) this.allEnded?.();
   }
 
   stats(): ExportStats {
     return this.processor.snapshot();
   }
 
+  /** Finished spans seen so far, sent or not. */
+  get endedSpans(): number {
+    return this.processor.endedSpans;
+  }
+
   /**
-   * Sends every finished span now. With `unloading`, the page is going away: from now until
-   * {@link resume}, requests are made so that they outlive it.
+   * Sends every finished span now. `urgent` (the program exits, the page unloads, the app
+   * asked) ignores a pending `Retry-After`. `unloading`: the page is going away, so from now
+   * until {@link resume}, requests are made so that they outlive it.
    */
-  async flush(options: { unloading?: boolean } = {}): Promise<void> {
+  async flush(options: { urgent: boolean; unloading?: boolean }): Promise<void> {
     const exporter = this.settings.exporter;
     if (options.unloading === true && exporter instanceof CairnExporter) exporter.keepalive = true;
-    await this.processor.forceFlush();
+    await this.processor.flush({ urgent: options.urgent });
     await exporter.forceFlush?.();
   }
 
@@ -104,26 +113,27 @@ export class Runtime implements SpanSettings {
   }
 
   /**
-   * Stops taking new work: flushes what is finished now, and closes once the spans still open
-   * have ended (or after `graceMs`).
+   * Stops for good: flushes what is finished, waits up to `graceMs` for the spans still open to
+   * end, ends the rest marked `cairn.unfinished`, sends them and closes. Called again with a
+   * shorter grace, it stops waiting sooner.
    */
   retire(graceMs: number): Promise<void> {
-    if (this.closing !== undefined) return this.closing;
-    const allEnded = new Promise<void>((resolve) => {
-      this.retired = { resolve };
-      if (this.openSpans <= 0) resolve();
-      const timer = setTimeout(resolve, graceMs);
-      (timer as { unref?: () => void }).unref?.();
-    });
-    this.closing = this.flush()
-      .then(() => allEnded)
-      .then(() => this.provider.shutdown());
-    return this.closing;
-  }
-
-  /** Flushes and closes now; spans still open are dropped when they end. */
-  shutdown(): Promise<void> {
-    this.closing ??= this.provider.shutdown();
+    if (this.closing === undefined) {
+      const allEnded = new Promise<void>((resolve) => {
+        this.allEnded = resolve;
+        if (this.firstOpen === undefined) resolve();
+        const timer = setTimeout(resolve, graceMs);
+        (timer as { unref?: () => void }).unref?.();
+      });
+      this.closing = this.flush({ urgent: false })
+        .then(() => allEnded)
+        .then(() => {
+          while (this.firstOpen !== undefined) this.firstOpen.endUnfinished();
+          return this.provider.shutdown();
+        });
+    } else if (graceMs === 0) {
+      this.allEnded?.();
+    }
     return this.closing;
   }
 }

@@ -29,6 +29,7 @@ describe("observe() hands back what the function returned", () => {
   it("does not run a lazy thenable the caller never awaits", () => {
     let executed = false;
     const query = {
+      // biome-ignore lint/suspicious/noThenProperty: a lazy query builder is exactly this.
       then(resolve: (value: string) => void) {
         executed = true;
         resolve("rows");
@@ -45,6 +46,7 @@ describe("observe() hands back what the function returned", () => {
 
   it("never throws into the caller when inspecting the result fails", () => {
     const hostile = {
+      // biome-ignore lint/suspicious/noThenProperty: the test needs a `then` that throws.
       get then(): never {
         throw new Error("then getter");
       },

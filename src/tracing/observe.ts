@@ -2,6 +2,7 @@ import type { Attributes, Context } from "@opentelemetry/api";
 import { context as otelContext, ROOT_CONTEXT, trace } from "@opentelemetry/api";
 import { ConfigurationError } from "../core/errors/index.js";
 import { genAiOperations, attributes as names, openInferenceKinds } from "./attributes.js";
+import { withHostContext } from "./context/host-context.js";
 import { emptyScope, mergeTags, type Scope } from "./context/scope.js";
 import { scopeStorage } from "./context/storage.js";
 import { reportInternalError } from "./internal-error.js";
@@ -92,7 +93,9 @@ function call(
     const hostContext = observation.scope.otelContext as Context;
     // The host app's OpenTelemetry context also holds the span, so the app's own
     // instrumentation (HTTP clients, databases) nests under it in the app's backend.
-    result = observation.run(() => otelContext.with(hostContext, fn, thisArg, ...args));
+    result = scopeStorage.run(observation.scope, () =>
+      withHostContext(hostContext, fn, thisArg, args),
+    );
   } catch (error) {
     observation.fail(error);
     throw error;

@@ -74,6 +74,8 @@ describe("the Cairn exporter", () => {
     observe(() => "a", { spanName: "first" })();
     observe(() => "b", { spanName: "second" })();
     await collector.waitFor(() => collector.requests.length >= 3);
+    // The collector has the request; flush() waits until the client has its answer too.
+    await flush();
     const [failed, limited, delivered] = collector.requests;
     expect([failed?.status, limited?.status, delivered?.status]).toEqual([500, 429, 200]);
     // The backoff alone would retry within 50 ms; the collector asked for a second.

@@ -1,5 +1,6 @@
-import { type Context, context as otelContext } from "@opentelemetry/api";
+import type { Context } from "@opentelemetry/api";
 import { attributes as names } from "../attributes.js";
+import { withHostContext } from "../context/host-context.js";
 import type { Scope } from "../context/scope.js";
 import { scopeStorage } from "../context/storage.js";
 import { reportInternalError } from "../internal-error.js";
@@ -41,7 +42,7 @@ export class Observation {
    */
   run<R>(fn: () => R): R {
     const hostContext = this.scope.otelContext as Context;
-    return scopeStorage.run(this.scope, () => otelContext.with(hostContext, fn));
+    return scopeStorage.run(this.scope, () => withHostContext(hostContext, fn, undefined, []));
   }
 
   addChunk(chunk: unknown): void {

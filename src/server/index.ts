@@ -1,5 +1,4 @@
-// `cairn/server`: the Cairn service, Node only. Today: the ingest contract of `POST /traces`,
-// which the SDK's exporter and the service share.
+// `cairn/server`: the Cairn service, Node only.
 export { CairnError } from "../core/errors/cairn-error.js";
 export {
   type ExportBatch,
@@ -7,4 +6,6 @@ export {
   exportBatchSchema,
   exportedSpanSchema,
 } from "../core/wire/export-batch.js";
+export { type CairnServer, createServer, type ServerOptions } from "./create-server.js";
+export { errorStatuses } from "./http/api-error.js";
 export { parseExportBatch } from "./ingest/parse-export-batch.js";

@@ -1,0 +1,53 @@
+import type { DatabaseSync } from "node:sqlite";
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { requestId } from "hono/request-id";
+import { ApiError } from "./http/api-error.js";
+import { type AuthVariables, requireApiKey } from "./http/auth.js";
+import { errorResponse, notFoundResponse } from "./http/error-handler.js";
+import { ingestRoutes } from "./routes/ingest.js";
+import { traceRoutes } from "./routes/traces.js";
+import type { ProjectStore } from "./store/projects.js";
+import type { SpanStore } from "./store/span-store.js";
+
+export interface AppParts {
+  readonly db: DatabaseSync;
+  readonly projects: ProjectStore;
+  readonly spans: SpanStore;
+  /** Largest request body accepted, in bytes. */
+  readonly bodyLimitBytes: number;
+  /** True once the server is shutting down: new requests get 503. */
+  readonly isClosing: () => boolean;
+}
+
+/** The HTTP API: routes composed over the store, with auth, limits and one error format. */
+export function createApp(parts: AppParts) {
+  const app = new Hono<{ Variables: AuthVariables & { requestId: string } }>();
+  app.use(requestId({ headerName: "x-request-id" }));
+  app.use(async (_c, next) => {
+    if (parts.isClosing()) {
+      throw new ApiError("unavailable", "the server is shutting down; retry shortly", {
+        retryAfter: 5,
+      });
+    }
+    await next();
+  });
+  app.get("/health", (c) => c.json({ status: "ok" }));
+  app.use(
+    bodyLimit({
+      maxSize: parts.bodyLimitBytes,
+      onError: () => {
+        throw new ApiError(
+          "payload_too_large",
+          `the request body is over ${parts.bodyLimitBytes} bytes; send smaller batches`,
+        );
+      },
+    }),
+  );
+  app.use(requireApiKey(parts.projects));
+  app.route("/", ingestRoutes(parts.spans));
+  app.route("/", traceRoutes(parts.db, parts.spans));
+  app.onError(errorResponse);
+  app.notFound(notFoundResponse);
+  return app;
+}

@@ -1,0 +1,101 @@
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join, resolve } from "node:path";
+import { serve } from "@hono/node-server";
+import { createApp } from "./app.js";
+import { openDatabase } from "./store/database.js";
+import { ProjectStore } from "./store/projects.js";
+import { SpanStore } from "./store/span-store.js";
+
+export interface ServerOptions {
+  /** Port to listen on; 0 picks a free one. Default `CAIRN_PORT` or 7070. */
+  port?: number;
+  /** Interface to listen on. Default 127.0.0.1. */
+  host?: string;
+  /** Where the database and the local API key live. Default `CAIRN_DATA_DIR` or `./.cairn`. */
+  dataDir?: string;
+  /** The API key of the first project, at first start. Default `CAIRN_API_KEY` or a new key. */
+  apiKey?: string;
+  /** Largest request body, in bytes. Default 10 MiB. */
+  bodyLimitBytes?: number;
+}
+
+export interface CairnServer {
+  /** Base URL, e.g. `http://127.0.0.1:7070`. */
+  readonly url: string;
+  readonly port: number;
+  readonly dataDir: string;
+  /** The key created at this start, when this start created the first project. */
+  readonly createdApiKey: string | undefined;
+  /** Stops accepting requests, finishes the ones in flight, and closes the database. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the Cairn service on an embedded SQLite store. At first start it creates a project
+ * and an API key, and saves the key to `<dataDir>/api-key` (mode 0600) for local tools.
+ *
+ * @example
+ * const server = await createServer({ port: 0, dataDir: "./.cairn-test" });
+ * configure({ endpoint: server.url, apiKey: server.createdApiKey });
+ */
+export async function createServer(options: ServerOptions = {}): Promise<CairnServer> {
+  const dataDir = resolve(options.dataDir ?? process.env.CAIRN_DATA_DIR ?? ".cairn");
+  mkdirSync(dataDir, { recursive: true });
+  const db = openDatabase(join(dataDir, "cairn.db"));
+  const projects = new ProjectStore(db);
+  let createdApiKey: string | undefined;
+  if (projects.isEmpty()) {
+    const key = options.apiKey ?? process.env.CAIRN_API_KEY;
+    createdApiKey = projects.createProject("default", key || undefined).apiKey;
+    const keyFile = join(dataDir, "api-key");
+    writeFileSync(keyFile, `${createdApiKey}\n`, { mode: 0o600 });
+    chmodSync(keyFile, 0o600);
+  }
+  let closing = false;
+  const app = createApp({
+    db,
+    projects,
+    spans: new SpanStore(db),
+    bodyLimitBytes: options.bodyLimitBytes ?? 10 * 1024 * 1024,
+    isClosing: () => closing,
+  });
+  const port = options.port ?? Number(process.env.CAIRN_PORT ?? 7070);
+  const host = options.host ?? "127.0.0.1";
+  const server = await new Promise<Server>((resolveServer, reject) => {
+    const started = serve({ fetch: app.fetch, port, hostname: host }, () =>
+      resolveServer(started as Server),
+    ) as Server;
+    started.once("error", reject);
+  });
+  const address = server.address() as AddressInfo;
+  const urlHost = host.includes(":") ? `[${host}]` : host;
+  let closed: Promise<void> | undefined;
+  return {
+    url: `http://${urlHost}:${address.port}`,
+    port: address.port,
+    dataDir,
+    createdApiKey,
+    close() {
+      closed ??= new Promise<void>((resolveClose) => {
+        closing = true;
+        server.close(() => {
+          db.close();
+          resolveClose();
+        });
+        server.closeIdleConnections();
+      });
+      return closed;
+    },
+  };
+}
+
+/** The key saved at first start, for local tools (`cairn traces …`). */
+export function savedApiKeyPath(dataDir: string): string {
+  return join(resolve(dataDir), "api-key");
+}
+
+export function hasSavedApiKey(dataDir: string): boolean {
+  return existsSync(savedApiKeyPath(dataDir));
+}

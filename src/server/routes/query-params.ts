@@ -1,0 +1,48 @@
+import { z } from "zod";
+import { ApiError } from "../http/api-error.js";
+
+const day = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, "must be a date as YYYY-MM-DD")
+  .refine((value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)), "is not a real date");
+
+/** `period_start` and `period_end`: YYYY-MM-DD, inclusive, UTC. */
+export const periodSchema = z.object({
+  period_start: day.optional(),
+  period_end: day.optional(),
+});
+
+const defaultDays = 30;
+const dayMs = 86_400_000;
+
+/** The period asked for, as dates to echo and a half-open range of microseconds. */
+export function resolvePeriod(query: z.infer<typeof periodSchema>) {
+  const end = query.period_end ?? new Date().toISOString().slice(0, 10);
+  const start =
+    query.period_start ??
+    new Date(Date.parse(`${end}T00:00:00Z`) - (defaultDays - 1) * dayMs).toISOString().slice(0, 10);
+  const fromMs = Date.parse(`${start}T00:00:00Z`);
+  const toMs = Date.parse(`${end}T00:00:00Z`) + dayMs;
+  if (fromMs >= toMs) {
+    throw new ApiError("invalid_request", `period_start (${start}) is after period_end (${end})`);
+  }
+  return { start, end, fromUs: fromMs * 1000, toUs: toMs * 1000 };
+}
+
+export function encodeCursor(cursor: object): string {
+  return Buffer.from(JSON.stringify(cursor)).toString("base64url");
+}
+
+export function decodeCursor<T>(cursor: string, schema: z.ZodType<T>): T {
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+  } catch {
+    decoded = undefined;
+  }
+  const parsed = schema.safeParse(decoded);
+  if (!parsed.success) {
+    throw new ApiError("invalid_request", "the cursor is not one this API gave out");
+  }
+  return parsed.data;
+}

@@ -1,0 +1,103 @@
+import type { DatabaseSync } from "node:sqlite";
+import { Hono } from "hono";
+import { z } from "zod";
+import { parseTraceId } from "../../core/ids.js";
+import type { ExportedSpan } from "../../core/wire/index.js";
+import { spanKinds } from "../../core/wire/index.js";
+import { describeIssues } from "../../core/zod-message.js";
+import { ApiError } from "../http/api-error.js";
+import type { AuthVariables } from "../http/auth.js";
+import type { SpanStore } from "../store/span-store.js";
+import { getTraceSummary, listTraces, type TraceCursor, traceTags } from "../store/trace-list.js";
+import { decodeCursor, encodeCursor, periodSchema, resolvePeriod } from "./query-params.js";
+
+const listQuerySchema = z.strictObject({
+  ...periodSchema.shape,
+  session_id: z.string().min(1).optional(),
+  tag: z.string().min(1).optional(),
+  version: z.string().min(1).optional(),
+  kind: z.enum(spanKinds).optional(),
+  status: z.enum(["ok", "error"]).optional(),
+  model: z.string().min(1).optional(),
+  name: z.string().min(1).optional(),
+  sort: z.enum(["time", "latency", "cost"]).default("time"),
+  order: z.enum(["asc", "desc"]).default("desc"),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().min(1).optional(),
+});
+
+const cursorSchema: z.ZodType<TraceCursor> = z.strictObject({
+  value: z.number(),
+  traceId: z.string().regex(/^[0-9a-f]{32}$/),
+});
+
+type SpanNode = ExportedSpan & { children: SpanNode[] };
+
+/** `GET /analytics/traces` (list, filter, sort, page) and `GET /traces/{trace_id}`. */
+export function traceRoutes(db: DatabaseSync, spans: SpanStore) {
+  return new Hono<{ Variables: AuthVariables }>()
+    .get("/analytics/traces", (c) => {
+      const parsed = listQuerySchema.safeParse(c.req.query());
+      if (!parsed.success) {
+        throw new ApiError("invalid_request", describeIssues(parsed.error, "query parameter"));
+      }
+      const query = parsed.data;
+      const period = resolvePeriod(query);
+      const cursor =
+        query.cursor === undefined ? undefined : decodeCursor(query.cursor, cursorSchema);
+      const page = listTraces(db, c.get("project").id, {
+        fromUs: period.fromUs,
+        toUs: period.toUs,
+        sessionId: query.session_id,
+        tag: query.tag,
+        version: query.version,
+        kind: query.kind,
+        status: query.status,
+        model: query.model,
+        name: query.name,
+        sort: query.sort,
+        order: query.order,
+        limit: query.limit,
+        cursor,
+      });
+      return c.json({
+        period_start: period.start,
+        period_end: period.end,
+        traces: page.traces,
+        next_cursor: page.next === null ? null : encodeCursor(page.next),
+      });
+    })
+    .get("/traces/:traceId", (c) => {
+      const raw = c.req.param("traceId");
+      const hex = parseTraceId(raw);
+      if (hex === undefined) {
+        throw new ApiError(
+          "invalid_request",
+          `"${raw}" is not a trace id; use tr_ followed by 32 hex digits`,
+        );
+      }
+      const projectId = c.get("project").id;
+      const summary = getTraceSummary(db, projectId, hex);
+      if (summary === undefined) throw new ApiError("not_found", `no trace tr_${hex}`);
+      return c.json({
+        ...summary,
+        tags: traceTags(db, projectId, hex),
+        spans: toTree(spans.traceSpans(projectId, hex)),
+        scores: [],
+      });
+    });
+}
+
+/** Spans nested under their parents; spans whose parent is not stored are roots. */
+function toTree(flat: ExportedSpan[]): SpanNode[] {
+  const nodes = new Map(
+    flat.map((span) => [span.span_id, { ...span, children: [] as SpanNode[] }]),
+  );
+  const roots: SpanNode[] = [];
+  for (const node of nodes.values()) {
+    const parent = node.parent_span_id === null ? undefined : nodes.get(node.parent_span_id);
+    if (parent === undefined) roots.push(node);
+    else parent.children.push(node);
+  }
+  return roots;
+}

@@ -1,0 +1,115 @@
+import type { DatabaseSync } from "node:sqlite";
+
+/**
+ * The schema, one step per version. A step is never edited once released: a change is a new
+ * step. The applied version is kept in `PRAGMA user_version`.
+ */
+const steps: readonly string[] = [
+  // 1: projects, API keys (hashed), spans, and a summary row per trace kept up to date at ingest
+  // so that listing and filtering traces never scans spans.
+  `
+  CREATE TABLE projects (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  ) STRICT;
+
+  CREATE TABLE api_keys (
+    id TEXT PRIMARY KEY,
+    project_id TEXT NOT NULL REFERENCES projects (id),
+    hash TEXT NOT NULL UNIQUE,
+    prefix TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  ) STRICT;
+
+  CREATE TABLE spans (
+    project_id TEXT NOT NULL,
+    trace_id TEXT NOT NULL,
+    span_id TEXT NOT NULL,
+    parent_span_id TEXT,
+    name TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    start_us INTEGER NOT NULL,
+    end_us INTEGER NOT NULL,
+    duration_us INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    status_message TEXT,
+    input TEXT,
+    output TEXT,
+    expected_output TEXT,
+    model TEXT,
+    session_id TEXT,
+    version TEXT,
+    tags TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    attributes TEXT NOT NULL,
+    events TEXT NOT NULL,
+    prompt_tokens INTEGER,
+    completion_tokens INTEGER,
+    total_tokens INTEGER,
+    cost_usd REAL,
+    service_name TEXT NOT NULL,
+    received_at TEXT NOT NULL,
+    UNIQUE (project_id, trace_id, span_id)
+  ) STRICT;
+  CREATE INDEX spans_by_start ON spans (project_id, start_us);
+
+  CREATE TABLE traces (
+    project_id TEXT NOT NULL,
+    trace_id TEXT NOT NULL,
+    root_span_id TEXT,
+    name TEXT,
+    kind TEXT,
+    start_us INTEGER NOT NULL,
+    end_us INTEGER NOT NULL,
+    span_count INTEGER NOT NULL,
+    error_count INTEGER NOT NULL,
+    prompt_tokens INTEGER NOT NULL,
+    completion_tokens INTEGER NOT NULL,
+    total_tokens INTEGER NOT NULL,
+    cost_usd REAL NOT NULL,
+    session_id TEXT,
+    version TEXT,
+    PRIMARY KEY (project_id, trace_id)
+  ) STRICT, WITHOUT ROWID;
+  CREATE INDEX traces_by_start ON traces (project_id, start_us);
+  CREATE INDEX traces_by_session ON traces (project_id, session_id, start_us);
+
+  CREATE TABLE trace_tags (
+    project_id TEXT NOT NULL,
+    trace_id TEXT NOT NULL,
+    tag TEXT NOT NULL,
+    PRIMARY KEY (project_id, tag, trace_id)
+  ) STRICT, WITHOUT ROWID;
+
+  CREATE TABLE trace_models (
+    project_id TEXT NOT NULL,
+    trace_id TEXT NOT NULL,
+    model TEXT NOT NULL,
+    PRIMARY KEY (project_id, model, trace_id)
+  ) STRICT, WITHOUT ROWID;
+  `,
+];
+
+/** Applies the steps the database has not seen yet, each in its own transaction. */
+export function migrate(db: DatabaseSync): number {
+  const row = db.prepare("PRAGMA user_version").get() as { user_version: number };
+  let version = row.user_version;
+  if (version > steps.length) {
+    throw new Error(
+      `the data directory was written by a newer Cairn (schema ${version}, this one knows ${steps.length}); upgrade Cairn`,
+    );
+  }
+  for (; version < steps.length; version++) {
+    db.exec("BEGIN IMMEDIATE");
+    try {
+      db.exec(steps[version] as string);
+      db.exec(`PRAGMA user_version = ${version + 1}`);
+      db.exec("COMMIT");
+    } catch (error) {
+      db.exec("ROLLBACK");
+      throw error;
+    }
+  }
+  return version;
+}

@@ -1,0 +1,71 @@
+import { createHash, randomBytes } from "node:crypto";
+import type { DatabaseSync } from "node:sqlite";
+import { transaction } from "./database.js";
+
+export interface Project {
+  readonly id: string;
+  readonly name: string;
+}
+
+const keyPattern = /^[A-Za-z0-9_\-.]{16,256}$/;
+
+/** Keys are stored as their SHA-256: a copy of the database does not give the keys away. */
+export function hashApiKey(key: string): string {
+  return createHash("sha256").update(key).digest("hex");
+}
+
+/** A new API key: `cairn_` + 40 random base62-ish characters. */
+export function generateApiKey(): string {
+  return `cairn_${randomBytes(30).toString("base64url")}`;
+}
+
+/** Projects and their API keys. */
+export class ProjectStore {
+  private readonly findByHash;
+  private readonly countProjects;
+
+  constructor(private readonly db: DatabaseSync) {
+    this.findByHash = db.prepare(
+      "SELECT p.id, p.name FROM api_keys k JOIN projects p ON p.id = k.project_id WHERE k.hash = ?",
+    );
+    this.countProjects = db.prepare("SELECT count(*) AS count FROM projects");
+  }
+
+  isEmpty(): boolean {
+    return (this.countProjects.get() as { count: number }).count === 0;
+  }
+
+  /** Creates a project with one API key; `key` chooses the key (CAIRN_API_KEY at first start). */
+  createProject(name: string, key = generateApiKey()): { project: Project; apiKey: string } {
+    if (!keyPattern.test(key)) {
+      throw new Error(
+        "the API key must be 16 to 256 characters of letters, digits, '_', '-' or '.'",
+      );
+    }
+    const now = new Date().toISOString();
+    const project = { id: `prj_${randomBytes(12).toString("hex")}`, name };
+    transaction(this.db, () => {
+      this.db
+        .prepare("INSERT INTO projects (id, name, created_at) VALUES (?, ?, ?)")
+        .run(project.id, name, now);
+      this.db
+        .prepare(
+          "INSERT INTO api_keys (id, project_id, hash, prefix, created_at) VALUES (?, ?, ?, ?, ?)",
+        )
+        .run(
+          `key_${randomBytes(12).toString("hex")}`,
+          project.id,
+          hashApiKey(key),
+          key.slice(0, 10),
+          now,
+        );
+    });
+    return { project, apiKey: key };
+  }
+
+  /** The project an API key belongs to, if any. */
+  projectForKey(key: string): Project | undefined {
+    const row = this.findByHash.get(hashApiKey(key)) as Project | undefined;
+    return row === undefined ? undefined : { id: row.id, name: row.name };
+  }
+}

@@ -1,0 +1,205 @@
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { ExportBatch, ExportedSpan } from "../../core/wire/index.js";
+import { transaction } from "./database.js";
+import { isoToMicros, rowToSpan, type SpanRow } from "./span-rows.js";
+
+export interface IngestResult {
+  /** Spans stored by this request. */
+  readonly accepted: number;
+  /** Spans already stored (a retried batch): skipped, not duplicated. */
+  readonly duplicates: number;
+}
+
+interface TraceDelta {
+  rootSpanId: string | null;
+  name: string | null;
+  kind: string | null;
+  startUs: number;
+  endUs: number;
+  spans: number;
+  errors: number;
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  costUsd: number;
+  sessionId: string | null;
+  version: string | null;
+  tags: Set<string>;
+  models: Set<string>;
+}
+
+/** Stores spans and reads traces back. Every call is scoped to one project. */
+export class SpanStore {
+  private readonly insertSpan: StatementSync;
+  private readonly upsertTrace: StatementSync;
+  private readonly insertTag: StatementSync;
+  private readonly insertModel: StatementSync;
+  private readonly selectTraceSpans: StatementSync;
+
+  constructor(private readonly db: DatabaseSync) {
+    this.insertSpan = db.prepare(`
+      INSERT INTO spans (project_id, trace_id, span_id, parent_span_id, name, kind, start_us,
+        end_us, duration_us, status, status_message, input, output, expected_output, model,
+        session_id, version, tags, metadata, attributes, events, prompt_tokens,
+        completion_tokens, total_tokens, cost_usd, service_name, received_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (project_id, trace_id, span_id) DO NOTHING`);
+    this.upsertTrace = db.prepare(`
+      INSERT INTO traces (project_id, trace_id, root_span_id, name, kind, start_us, end_us,
+        span_count, error_count, prompt_tokens, completion_tokens, total_tokens, cost_usd,
+        session_id, version)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (project_id, trace_id) DO UPDATE SET
+        name = CASE WHEN traces.root_span_id IS NULL THEN excluded.name ELSE traces.name END,
+        kind = CASE WHEN traces.root_span_id IS NULL THEN excluded.kind ELSE traces.kind END,
+        root_span_id = coalesce(traces.root_span_id, excluded.root_span_id),
+        start_us = min(traces.start_us, excluded.start_us),
+        end_us = max(traces.end_us, excluded.end_us),
+        span_count = traces.span_count + excluded.span_count,
+        error_count = traces.error_count + excluded.error_count,
+        prompt_tokens = traces.prompt_tokens + excluded.prompt_tokens,
+        completion_tokens = traces.completion_tokens + excluded.completion_tokens,
+        total_tokens = traces.total_tokens + excluded.total_tokens,
+        cost_usd = traces.cost_usd + excluded.cost_usd,
+        session_id = coalesce(traces.session_id, excluded.session_id),
+        version = coalesce(traces.version, excluded.version)`);
+    this.insertTag = db.prepare(
+      "INSERT OR IGNORE INTO trace_tags (project_id, trace_id, tag) VALUES (?, ?, ?)",
+    );
+    this.insertModel = db.prepare(
+      "INSERT OR IGNORE INTO trace_models (project_id, trace_id, model) VALUES (?, ?, ?)",
+    );
+    this.selectTraceSpans = db.prepare(
+      "SELECT * FROM spans WHERE project_id = ? AND trace_id = ? ORDER BY start_us, span_id",
+    );
+  }
+
+  /**
+   * Stores a batch in one transaction. Idempotent on (trace_id, span_id): spans already
+   * stored are counted as duplicates and change nothing, so a retried batch is harmless.
+   */
+  ingest(projectId: string, batch: ExportBatch): IngestResult {
+    const receivedAt = new Date().toISOString();
+    const serviceName = batch.resource.service_name;
+    return transaction(this.db, () => {
+      const traces = new Map<string, TraceDelta>();
+      let accepted = 0;
+      for (const span of batch.spans) {
+        if (!this.insert(projectId, span, serviceName, receivedAt)) continue;
+        accepted++;
+        addToTrace(traces, span);
+      }
+      for (const [traceId, delta] of traces) this.saveTrace(projectId, traceId, delta);
+      return { accepted, duplicates: batch.spans.length - accepted };
+    });
+  }
+
+  /** The spans of a trace, oldest first; empty when the project has no such trace. */
+  traceSpans(projectId: string, traceHex: string): ExportedSpan[] {
+    const rows = this.selectTraceSpans.all(projectId, traceHex) as unknown as SpanRow[];
+    return rows.map(rowToSpan);
+  }
+
+  private insert(projectId: string, span: ExportedSpan, serviceName: string, receivedAt: string) {
+    const startUs = isoToMicros(span.start_time);
+    const durationUs = Math.round(span.duration_ms * 1000);
+    const result = this.insertSpan.run(
+      projectId,
+      span.trace_id.slice(3),
+      span.span_id,
+      span.parent_span_id,
+      span.name,
+      span.kind,
+      startUs,
+      startUs + durationUs,
+      durationUs,
+      span.status,
+      span.status_message,
+      span.input,
+      span.output,
+      span.expected_output,
+      span.model,
+      span.session_id,
+      span.version,
+      JSON.stringify(span.tags),
+      JSON.stringify(span.metadata),
+      JSON.stringify(span.attributes),
+      JSON.stringify(span.events),
+      span.usage?.prompt_tokens ?? null,
+      span.usage?.completion_tokens ?? null,
+      span.usage?.total_tokens ?? null,
+      span.cost_usd,
+      serviceName,
+      receivedAt,
+    );
+    return result.changes > 0;
+  }
+
+  private saveTrace(projectId: string, traceId: string, delta: TraceDelta): void {
+    this.upsertTrace.run(
+      projectId,
+      traceId,
+      delta.rootSpanId,
+      delta.name,
+      delta.kind,
+      delta.startUs,
+      delta.endUs,
+      delta.spans,
+      delta.errors,
+      delta.promptTokens,
+      delta.completionTokens,
+      delta.totalTokens,
+      delta.costUsd,
+      delta.sessionId,
+      delta.version,
+    );
+    for (const tag of delta.tags) this.insertTag.run(projectId, traceId, tag);
+    for (const model of delta.models) this.insertModel.run(projectId, traceId, model);
+  }
+}
+
+function addToTrace(traces: Map<string, TraceDelta>, span: ExportedSpan): void {
+  const traceId = span.trace_id.slice(3);
+  const startUs = isoToMicros(span.start_time);
+  const endUs = startUs + Math.round(span.duration_ms * 1000);
+  let delta = traces.get(traceId);
+  if (delta === undefined) {
+    delta = {
+      rootSpanId: null,
+      name: null,
+      kind: null,
+      startUs,
+      endUs,
+      spans: 0,
+      errors: 0,
+      promptTokens: 0,
+      completionTokens: 0,
+      totalTokens: 0,
+      costUsd: 0,
+      sessionId: null,
+      version: null,
+      tags: new Set(),
+      models: new Set(),
+    };
+    traces.set(traceId, delta);
+  }
+  // The root of a Cairn trace has no parent, or a parent of the host app's (cairn.root).
+  const isRoot = span.parent_span_id === null || span.attributes["cairn.root"] === true;
+  if (isRoot && delta.rootSpanId === null) {
+    delta.rootSpanId = span.span_id;
+    delta.name = span.name;
+    delta.kind = span.kind;
+  }
+  delta.startUs = Math.min(delta.startUs, startUs);
+  delta.endUs = Math.max(delta.endUs, endUs);
+  delta.spans++;
+  if (span.status === "error") delta.errors++;
+  delta.promptTokens += span.usage?.prompt_tokens ?? 0;
+  delta.completionTokens += span.usage?.completion_tokens ?? 0;
+  delta.totalTokens += span.usage?.total_tokens ?? 0;
+  delta.costUsd += span.cost_usd ?? 0;
+  delta.sessionId ??= span.session_id;
+  delta.version ??= span.version;
+  for (const tag of span.tags) delta.tags.add(tag);
+  if (span.model !== null) delta.models.add(span.model);
+}

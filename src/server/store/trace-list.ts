@@ -1,0 +1,166 @@
+import type { DatabaseSync } from "node:sqlite";
+import { microsToIso } from "./span-rows.js";
+
+export type TraceSort = "time" | "latency" | "cost";
+
+export interface TraceFilters {
+  /** Start of the period, inclusive, microseconds since the epoch. */
+  readonly fromUs: number;
+  /** End of the period, exclusive. */
+  readonly toUs: number;
+  readonly sessionId?: string | undefined;
+  readonly tag?: string | undefined;
+  readonly version?: string | undefined;
+  readonly kind?: string | undefined;
+  readonly status?: "ok" | "error" | undefined;
+  readonly model?: string | undefined;
+  readonly name?: string | undefined;
+  readonly sort: TraceSort;
+  readonly order: "asc" | "desc";
+  readonly limit: number;
+  readonly cursor?: TraceCursor | undefined;
+}
+
+/** Where the previous page ended: the sort value and trace id of its last row. */
+export interface TraceCursor {
+  readonly value: number;
+  readonly traceId: string;
+}
+
+export interface TraceSummary {
+  trace_id: string;
+  name: string | null;
+  kind: string | null;
+  root_span_id: string | null;
+  start_time: string;
+  end_time: string;
+  duration_ms: number;
+  status: "ok" | "error";
+  span_count: number;
+  error_count: number;
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  cost_usd: number;
+  session_id: string | null;
+  version: string | null;
+}
+
+interface TraceRow {
+  trace_id: string;
+  root_span_id: string | null;
+  name: string | null;
+  kind: string | null;
+  start_us: number;
+  end_us: number;
+  span_count: number;
+  error_count: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  cost_usd: number;
+  session_id: string | null;
+  version: string | null;
+  sort_value: number;
+}
+
+const sortExpressions: Readonly<Record<TraceSort, string>> = {
+  time: "t.start_us",
+  latency: "(t.end_us - t.start_us)",
+  cost: "t.cost_usd",
+};
+
+/** One page of a project's traces, and the cursor of the next page (null on the last). */
+export function listTraces(
+  db: DatabaseSync,
+  projectId: string,
+  filters: TraceFilters,
+): { traces: TraceSummary[]; next: TraceCursor | null } {
+  const where = ["t.project_id = ?", "t.start_us >= ?", "t.start_us < ?"];
+  const values: Array<string | number> = [projectId, filters.fromUs, filters.toUs];
+  const equal = (column: string, value: string | undefined) => {
+    if (value === undefined) return;
+    where.push(`${column} = ?`);
+    values.push(value);
+  };
+  equal("t.session_id", filters.sessionId);
+  equal("t.version", filters.version);
+  equal("t.kind", filters.kind);
+  equal("t.name", filters.name);
+  if (filters.status !== undefined) {
+    where.push(filters.status === "error" ? "t.error_count > 0" : "t.error_count = 0");
+  }
+  if (filters.tag !== undefined) {
+    where.push(
+      "EXISTS (SELECT 1 FROM trace_tags g WHERE g.project_id = t.project_id AND g.tag = ? AND g.trace_id = t.trace_id)",
+    );
+    values.push(filters.tag);
+  }
+  if (filters.model !== undefined) {
+    where.push(
+      "EXISTS (SELECT 1 FROM trace_models m WHERE m.project_id = t.project_id AND m.model = ? AND m.trace_id = t.trace_id)",
+    );
+    values.push(filters.model);
+  }
+  const sort = sortExpressions[filters.sort];
+  const direction = filters.order === "asc" ? "ASC" : "DESC";
+  if (filters.cursor !== undefined) {
+    const after = filters.order === "asc" ? ">" : "<";
+    where.push(`(${sort} ${after} ? OR (${sort} = ? AND t.trace_id ${after} ?))`);
+    values.push(filters.cursor.value, filters.cursor.value, filters.cursor.traceId);
+  }
+  const rows = db
+    .prepare(
+      `SELECT t.*, ${sort} AS sort_value FROM traces t WHERE ${where.join(" AND ")}
+       ORDER BY ${sort} ${direction}, t.trace_id ${direction} LIMIT ?`,
+    )
+    .all(...values, filters.limit + 1) as unknown as TraceRow[];
+  const page = rows.slice(0, filters.limit);
+  const last = page[page.length - 1];
+  const next =
+    rows.length > filters.limit && last !== undefined
+      ? { value: last.sort_value, traceId: last.trace_id }
+      : null;
+  return { traces: page.map(toSummary), next };
+}
+
+/** The summary of one trace, if the project has it. */
+export function getTraceSummary(
+  db: DatabaseSync,
+  projectId: string,
+  traceId: string,
+): TraceSummary | undefined {
+  const row = db
+    .prepare("SELECT t.*, 0 AS sort_value FROM traces t WHERE project_id = ? AND trace_id = ?")
+    .get(projectId, traceId) as TraceRow | undefined;
+  return row === undefined ? undefined : toSummary(row);
+}
+
+/** The tags of a trace (every tag of any of its spans). */
+export function traceTags(db: DatabaseSync, projectId: string, traceId: string): string[] {
+  const rows = db
+    .prepare("SELECT tag FROM trace_tags WHERE project_id = ? AND trace_id = ? ORDER BY tag")
+    .all(projectId, traceId) as Array<{ tag: string }>;
+  return rows.map((row) => row.tag);
+}
+
+function toSummary(row: TraceRow): TraceSummary {
+  return {
+    trace_id: `tr_${row.trace_id}`,
+    name: row.name,
+    kind: row.kind,
+    root_span_id: row.root_span_id,
+    start_time: microsToIso(row.start_us),
+    end_time: microsToIso(row.end_us),
+    duration_ms: (row.end_us - row.start_us) / 1000,
+    status: row.error_count > 0 ? "error" : "ok",
+    span_count: row.span_count,
+    error_count: row.error_count,
+    usage: {
+      prompt_tokens: row.prompt_tokens,
+      completion_tokens: row.completion_tokens,
+      total_tokens: row.total_tokens,
+    },
+    cost_usd: Math.round(row.cost_usd * 1e10) / 1e10,
+    session_id: row.session_id,
+    version: row.version,
+  };
+}

@@ -1,0 +1,86 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type CairnServer, createServer, type ServerOptions } from "cairn/server";
+
+export interface TestServer {
+  server: CairnServer;
+  apiKey: string;
+  dataDir: string;
+  /** fetch against the server with the API key, JSON in and out. */
+  call(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<Response>;
+  stop(): Promise<void>;
+}
+
+/** A real Cairn server on an ephemeral port with a real SQLite file in a temporary folder. */
+export async function startTestServer(options: ServerOptions = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "cairn-test-"));
+  const server = await createServer({
+    port: 0,
+    apiKey: "test-key-0123456789abcdef",
+    ...options,
+    dataDir,
+  });
+  const apiKey = server.createdApiKey ?? options.apiKey ?? "test-key-0123456789abcdef";
+  return {
+    server,
+    apiKey,
+    dataDir,
+    call(method, path, body, headers = {}) {
+      return fetch(`${server.url}${path}`, {
+        method,
+        headers: {
+          "x-api-key": apiKey,
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+          ...headers,
+        },
+        ...(body === undefined
+          ? {}
+          : { body: typeof body === "string" ? body : JSON.stringify(body) }),
+      });
+    },
+    async stop() {
+      await server.close();
+      if (options.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+let counter = 0;
+
+/** A valid span in the export format, with the given fields changed. */
+export function span(fields: Record<string, unknown> = {}): Record<string, unknown> {
+  counter++;
+  return {
+    trace_id: `tr_${"a".repeat(32)}`,
+    span_id: counter.toString(16).padStart(16, "0"),
+    parent_span_id: null,
+    name: "agent",
+    kind: "agent",
+    start_time: "2026-11-20T10:00:00.000Z",
+    end_time: "2026-11-20T10:00:01.000Z",
+    duration_ms: 1000,
+    status: "ok",
+    status_message: null,
+    input: "question",
+    output: "answer",
+    expected_output: null,
+    model: null,
+    session_id: null,
+    tags: [],
+    version: null,
+    metadata: {},
+    usage: null,
+    cost_usd: null,
+    attributes: {},
+    events: [],
+    ...fields,
+  };
+}
+
+export const resource = { service_name: "test", sdk_name: "cairn", sdk_version: "0.1.0" };

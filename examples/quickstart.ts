@@ -1,11 +1,26 @@
-// A small traced agent: agent → retrieval → llm → tool. Run it with `npm start`.
+// A small traced agent: agent → retrieval → llm → tool.
 //
-// Each function is wrapped with observe(); the console exporter prints every finished trace
-// as a tree with kinds, durations, tokens and cost. Set CAIRN_ENDPOINT to send the same spans
-// to a Cairn service instead.
-import { agentSession, configure, currentSpan, observe, shutdown } from "cairn";
+//   npm start                 # terminal 1: the Cairn service
+//   npm run quickstart        # terminal 2: this program, exporting to it
+//   npm run cairn -- traces list
+//
+// Each function is wrapped with observe(). The spans go to the Cairn service at CAIRN_ENDPOINT
+// (default http://127.0.0.1:7070) with CAIRN_API_KEY, or the key `cairn dev` saved in ./.cairn.
+// With QUICKSTART_CONSOLE=1 the trace is printed here instead, no service needed.
+import { existsSync, readFileSync } from "node:fs";
+import { agentSession, configure, currentSpan, exportStats, flush, observe, shutdown } from "cairn";
 
-configure(process.env.CAIRN_ENDPOINT ? {} : { exporter: "console" });
+const endpoint = process.env.CAIRN_ENDPOINT ?? "http://127.0.0.1:7070";
+const savedKey = existsSync(".cairn/api-key")
+  ? readFileSync(".cairn/api-key", "utf8").trim()
+  : undefined;
+const toConsole = process.env.QUICKSTART_CONSOLE === "1";
+const apiKey = process.env.CAIRN_API_KEY ?? savedKey;
+configure(
+  toConsole
+    ? { exporter: "console" }
+    : { endpoint, serviceName: "quickstart", ...(apiKey === undefined ? {} : { apiKey }) },
+);
 
 const documents = [
   { id: "kb-12", text: "Refunds are issued within 5 business days of approval." },
@@ -47,8 +62,11 @@ const createTicket = observe(
   { kind: "tool" },
 );
 
+let traceId = "";
+
 const supportAgent = observe(
   async function supportAgent(question: string) {
+    traceId = currentSpan().traceId;
     const found = await searchKnowledgeBase(question);
     const answer = await draftAnswer(
       question,
@@ -62,5 +80,17 @@ const supportAgent = observe(
 
 const session = agentSession({ tags: ["quickstart"] });
 const answer = await session.run(() => supportAgent("When will my refund arrive?"));
-console.log(`\nanswer: ${answer}\n`);
+console.log(`answer: ${answer}`);
+await flush();
+if (!toConsole) {
+  const { exported, lastError } = exportStats();
+  if (exported === 0) {
+    console.error(`\nthe trace was not delivered to ${endpoint}: ${lastError ?? "unknown error"}`);
+    console.error("is the service running? start it with `npm start` in another terminal.");
+    process.exitCode = 1;
+  } else {
+    console.log(`\ntrace ${traceId} sent to ${endpoint}; see it with:`);
+    console.log(`  npm run cairn -- traces show ${traceId}`);
+  }
+}
 await shutdown();

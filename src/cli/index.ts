@@ -1,23 +1,32 @@
 #!/usr/bin/env node
 import { sdkVersion } from "../tracing/sdk-info.js";
+import { dev, devHelp } from "./commands/dev.js";
+import { traces, tracesHelp } from "./commands/traces.js";
 
 const usage = `cairn ${sdkVersion} — observability and sandboxes for AI applications
 
 Usage: cairn <command> [options]
 
+Commands:
+  dev                    run the Cairn service (observability API) on the embedded store
+  traces list            list recent traces of a running service
+  traces show <id>       print a trace as a tree
+
 Options:
   -h, --help       show this help
   -v, --version    print the version
 
-Commands arrive with the Cairn service (cairn dev, cairn traces, cairn sandbox).
-`;
+${devHelp}
+${tracesHelp}`;
 
-/** Runs the command line; returns the exit code. */
-export function main(
+type Write = (text: string) => void;
+
+/** Runs the command line; resolves with the exit code. */
+export async function main(
   args: readonly string[],
-  write = (text: string) => process.stdout.write(text),
+  write: Write = (text) => process.stdout.write(text),
 ) {
-  const [command] = args;
+  const [command, ...rest] = args;
   if (command === undefined || command === "-h" || command === "--help" || command === "help") {
     write(usage);
     return 0;
@@ -26,8 +35,17 @@ export function main(
     write(`${sdkVersion}\n`);
     return 0;
   }
+  try {
+    if (command === "dev") return await dev(rest, write);
+    if (command === "traces") return await traces(rest, write);
+  } catch (error) {
+    process.stderr.write(
+      `cairn ${command}: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+    return 1;
+  }
   process.stderr.write(`cairn: unknown command "${command}"\n\n${usage}`);
   return 2;
 }
 
-process.exitCode = main(process.argv.slice(2));
+process.exitCode = await main(process.argv.slice(2));

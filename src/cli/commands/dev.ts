@@ -1,0 +1,54 @@
+import { parseArgs } from "node:util";
+import { createServer } from "../../server/create-server.js";
+
+export const devHelp = `Usage: cairn dev [--port 7070] [--host 127.0.0.1] [--data-dir ./.cairn]
+
+Runs the Cairn service on the embedded store. Environment: CAIRN_PORT, CAIRN_DATA_DIR, and
+CAIRN_API_KEY (the key of the first project, at first start).
+`;
+
+/** `cairn dev`: serves until SIGINT or SIGTERM, then finishes requests in flight and exits. */
+export async function dev(args: readonly string[], write: (text: string) => void): Promise<number> {
+  const { values } = parseArgs({
+    args: [...args],
+    options: {
+      port: { type: "string" },
+      host: { type: "string" },
+      "data-dir": { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    write(devHelp);
+    return 0;
+  }
+  const port = values.port === undefined ? undefined : Number(values.port);
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
+    throw new Error(`--port must be a port number, not "${values.port}"`);
+  }
+  const server = await createServer({
+    ...(port === undefined ? {} : { port }),
+    ...(values.host === undefined ? {} : { host: values.host }),
+    ...(values["data-dir"] === undefined ? {} : { dataDir: values["data-dir"] }),
+  });
+  write(`Cairn is running at ${server.url}\n`);
+  write(`  data      ${server.dataDir}\n`);
+  write(`  health    ${server.url}/health\n`);
+  if (server.createdApiKey !== undefined) {
+    write(`\nA project and its API key were created. The key is shown once:\n\n`);
+    write(`  ${server.createdApiKey}\n\n`);
+    write(`It is saved for local tools in ${server.dataDir}/api-key (mode 0600).\n`);
+  }
+  write(`\nSend traces with CAIRN_ENDPOINT=${server.url} and CAIRN_API_KEY set. Ctrl-C stops.\n`);
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      write(`\n${signal}: finishing requests in flight…\n`);
+      void server.close().then(resolve);
+    };
+    process.once("SIGINT", () => stop("SIGINT"));
+    process.once("SIGTERM", () => stop("SIGTERM"));
+  });
+  write("stopped\n");
+  return 0;
+}

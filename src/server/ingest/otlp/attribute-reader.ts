@@ -1,0 +1,87 @@
+import type { WireAttributes, WireValue } from "./otlp-records.js";
+
+/** Reads one kind of value out of an attribute, or undefined when the value is not of it. */
+export type ValueReader<T> = (value: WireValue) => T | undefined;
+
+/**
+ * Reads span attributes into fields, and keeps track of which were used. An attribute is
+ * lifted out of the remaining attributes only when its value became a field's value, so a
+ * value Cairn cannot use (a model name that is a number, a second model name that differs
+ * from the first) is kept rather than lost.
+ */
+export class AttributeReader {
+  private readonly lifted = new Set<string>();
+
+  constructor(private readonly values: WireAttributes) {}
+
+  /** Whether the span has the attribute, used or not. */
+  has(key: string): boolean {
+    return Object.hasOwn(this.values, key);
+  }
+
+  /**
+   * The value of the first of `keys` that `read` accepts, and every key among them holding
+   * that same value (aliases such as `llm.model_name` and `gen_ai.request.model`).
+   */
+  find<T>(
+    keys: readonly string[],
+    read: ValueReader<T>,
+  ): { readonly value: T; readonly keys: readonly string[] } | undefined {
+    let found: T | undefined;
+    const holders: string[] = [];
+    for (const key of keys) {
+      const value = this.has(key) ? read(this.values[key] as WireValue) : undefined;
+      if (value === undefined || (found !== undefined && value !== found)) continue;
+      found = value;
+      holders.push(key);
+    }
+    return found === undefined ? undefined : { value: found, keys: holders };
+  }
+
+  /** {@link find}, lifting the keys that held the value. */
+  take<T>(keys: readonly string[], read: ValueReader<T>): T | undefined {
+    const found = this.find(keys, read);
+    if (found !== undefined) this.lift(found.keys);
+    return found?.value;
+  }
+
+  /** Marks attributes as used, so {@link rest} leaves them out. */
+  lift(keys: readonly string[]): void {
+    for (const key of keys) this.lifted.add(key);
+  }
+
+  /** The attributes not lifted into a field, plus `extra` where the span has no such key. */
+  rest(extra: WireAttributes = {}): WireAttributes {
+    const entries = Object.entries(this.values).filter(([key]) => !this.lifted.has(key));
+    for (const [key, value] of Object.entries(extra)) {
+      if (!this.has(key)) entries.push([key, value]);
+    }
+    return Object.fromEntries(entries);
+  }
+}
+
+/** A string value. */
+export const text: ValueReader<string> = (value) => (typeof value === "string" ? value : undefined);
+
+/** A non-empty string value. */
+export const name: ValueReader<string> = (value) =>
+  typeof value === "string" && value !== "" ? value : undefined;
+
+/** A token count: a non-negative integer, or its decimal string (int64 may arrive as one). */
+export const count: ValueReader<number> = (value) => {
+  if (typeof value === "number")
+    return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+  return typeof value === "string" && /^\d{1,15}$/.test(value) ? Number(value) : undefined;
+};
+
+/** An amount such as a cost: a finite non-negative number. */
+export const amount: ValueReader<number> = (value) =>
+  typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : undefined;
+
+/** A list of strings; a single string is a list of one. */
+export const strings: ValueReader<string[]> = (value) => {
+  if (typeof value === "string") return [value];
+  return Array.isArray(value) && value.every((item) => typeof item === "string")
+    ? (value as string[])
+    : undefined;
+};

@@ -89,6 +89,27 @@ const steps: readonly string[] = [
     PRIMARY KEY (project_id, model, trace_id)
   ) STRICT, WITHOUT ROWID;
   `,
+  // 2: versions of the app, and the history of publishes and rollbacks (who and when).
+  `
+  CREATE TABLE versions (
+    id TEXT PRIMARY KEY,
+    project_id TEXT NOT NULL REFERENCES projects (id),
+    version TEXT NOT NULL,
+    description TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    UNIQUE (project_id, version)
+  ) STRICT;
+
+  CREATE TABLE version_events (
+    id INTEGER PRIMARY KEY,
+    project_id TEXT NOT NULL REFERENCES projects (id),
+    version_id TEXT NOT NULL REFERENCES versions (id),
+    action TEXT NOT NULL CHECK (action IN ('publish', 'rollback')),
+    actor TEXT NOT NULL,
+    at TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX version_events_by_project ON version_events (project_id, id);
+  `,
 ];
 
 /** Applies the steps the database has not seen yet, each in its own transaction. */

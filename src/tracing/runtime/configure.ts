@@ -105,6 +105,13 @@ const configSchema = z.strictObject({
 });
 
 let current: Runtime | undefined;
+let configuredConnection: Connection | undefined;
+
+/** Where the Cairn service is, for the API clients (versions, analytics, scores). */
+export interface Connection {
+  readonly endpoint: string;
+  readonly apiKey: string | undefined;
+}
 let triedEnvironment = false;
 const retiring = new Set<Runtime>();
 const retiredStats: ExportStats = {
@@ -143,6 +150,7 @@ export function configure(config: CairnConfig = {}): void {
   }
   const exporter = createExporter(options.exporter, endpoint, apiKey, options.serviceName, batch);
   triedEnvironment = true;
+  configuredConnection = endpoint === undefined ? undefined : { endpoint, apiKey };
   const previous = current;
   current =
     exporter === undefined
@@ -196,6 +204,16 @@ export function activeRuntime(): Runtime | undefined {
     }
   }
   return current;
+}
+
+/**
+ * The service the API clients talk to: the configured endpoint and key, else CAIRN_ENDPOINT and
+ * CAIRN_API_KEY. Undefined when neither says.
+ */
+export function serviceConnection(): Connection | undefined {
+  if (configuredConnection !== undefined) return configuredConnection;
+  const endpoint = readEnv("CAIRN_ENDPOINT");
+  return endpoint === undefined ? undefined : { endpoint, apiKey: readEnv("CAIRN_API_KEY") };
 }
 
 /** Sends every finished span now; resolves when the collector has answered. */

@@ -1,4 +1,5 @@
 // The public tracing API of `cairn`. Every export is listed by name.
+export { ApiRequestError } from "./core/errors/api-request-error.js";
 export { CairnError } from "./core/errors/cairn-error.js";
 export { ConfigurationError } from "./core/errors/configuration-error.js";
 export { ExportError } from "./core/errors/export-error.js";
@@ -6,6 +7,16 @@ export { parseTraceId, toCairnTraceId } from "./core/ids.js";
 export type { ExportBatch, ExportedSpan, ExportedSpanEvent } from "./core/wire/export-batch.js";
 export { type SpanKind, spanKinds } from "./core/wire/span-kind.js";
 export type { TokenUsage } from "./core/wire/token-usage.js";
+export {
+  currentVersion,
+  listVersions,
+  type PublishVersionOptions,
+  publishVersion,
+  rollback,
+  type Version,
+  type VersionEvent,
+  versionHistory,
+} from "./tracing/client/versions.js";
 export { currentSpan } from "./tracing/current-span.js";
 export type { ExportStats } from "./tracing/export/batch-processor.js";
 export { formatTraceTree } from "./tracing/export/format-tree.js";

@@ -7,8 +7,10 @@ import { type AuthVariables, requireApiKey } from "./http/auth.js";
 import { errorResponse, notFoundResponse } from "./http/error-handler.js";
 import { ingestRoutes } from "./routes/ingest.js";
 import { traceRoutes } from "./routes/traces.js";
+import { versionRoutes } from "./routes/versions.js";
 import type { ProjectStore } from "./store/projects.js";
 import type { SpanStore } from "./store/span-store.js";
+import { VersionStore } from "./store/versions.js";
 
 export interface AppParts {
   readonly db: DatabaseSync;
@@ -47,6 +49,7 @@ export function createApp(parts: AppParts) {
   app.use(requireApiKey(parts.projects));
   app.route("/", ingestRoutes(parts.spans));
   app.route("/", traceRoutes(parts.db, parts.spans));
+  app.route("/", versionRoutes(new VersionStore(parts.db)));
   app.onError(errorResponse);
   app.notFound(notFoundResponse);
   return app;

@@ -4,6 +4,8 @@ import { ApiError } from "./api-error.js";
 
 export interface AuthVariables {
   project: Project;
+  /** The key that made the request, for audit records (never the key itself). */
+  actor: string;
 }
 
 /**
@@ -23,9 +25,10 @@ export function requireApiKey(
         "no API key: send it in the X-API-Key header (or Authorization: Bearer)",
       );
     }
-    const project = projects.projectForKey(key.trim());
-    if (project === undefined) throw new ApiError("unauthorized", "the API key is not valid");
-    c.set("project", project);
+    const caller = projects.callerForKey(key.trim());
+    if (caller === undefined) throw new ApiError("unauthorized", "the API key is not valid");
+    c.set("project", caller.project);
+    c.set("actor", caller.actor);
     await next();
   };
 }

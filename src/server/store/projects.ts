@@ -7,6 +7,13 @@ export interface Project {
   readonly name: string;
 }
 
+/** Who made a request: the project, and the key used (its id and first characters). */
+export interface Caller {
+  readonly project: Project;
+  /** `key_… (cairn_Ftj…)`: names the key without revealing it, for audit records. */
+  readonly actor: string;
+}
+
 const keyPattern = /^[A-Za-z0-9_\-.]{16,256}$/;
 
 /** Keys are stored as their SHA-256: a copy of the database does not give the keys away. */
@@ -26,7 +33,7 @@ export class ProjectStore {
 
   constructor(private readonly db: DatabaseSync) {
     this.findByHash = db.prepare(
-      "SELECT p.id, p.name FROM api_keys k JOIN projects p ON p.id = k.project_id WHERE k.hash = ?",
+      "SELECT p.id, p.name, k.id AS key_id, k.prefix FROM api_keys k JOIN projects p ON p.id = k.project_id WHERE k.hash = ?",
     );
     this.countProjects = db.prepare("SELECT count(*) AS count FROM projects");
   }
@@ -63,9 +70,12 @@ export class ProjectStore {
     return { project, apiKey: key };
   }
 
-  /** The project an API key belongs to, if any. */
-  projectForKey(key: string): Project | undefined {
-    const row = this.findByHash.get(hashApiKey(key)) as Project | undefined;
-    return row === undefined ? undefined : { id: row.id, name: row.name };
+  /** The caller an API key stands for, if it is a key of some project. */
+  callerForKey(key: string): Caller | undefined {
+    const row = this.findByHash.get(hashApiKey(key)) as
+      | { id: string; name: string; key_id: string; prefix: string }
+      | undefined;
+    if (row === undefined) return undefined;
+    return { project: { id: row.id, name: row.name }, actor: `${row.key_id} (${row.prefix}…)` };
   }
 }

@@ -1,0 +1,95 @@
+import { z } from "zod";
+import { ConfigurationError } from "../../core/errors/index.js";
+import { describeIssues } from "../../core/zod-message.js";
+import { requestService } from "./request.js";
+
+/** A published version of your app, as the service returns it. */
+export interface Version {
+  version_id: string;
+  version: string;
+  description: string;
+  created_at: string;
+  current: boolean;
+}
+
+/** A publish or a rollback, with who (the key) and when. */
+export interface VersionEvent {
+  version_id: string;
+  version: string;
+  action: "publish" | "rollback";
+  actor: string;
+  at: string;
+}
+
+export interface PublishVersionOptions {
+  /** The version, e.g. a semver `1.4.0`. */
+  version: string;
+  /** What changed. */
+  description?: string;
+  /** `metadata.changelog` is taken as the description when there is none. */
+  metadata?: { changelog?: string };
+}
+
+const publishSchema = z.strictObject({
+  version: z.string().min(1),
+  description: z.string().optional(),
+  metadata: z.object({ changelog: z.string().optional() }).optional(),
+});
+
+/**
+ * Publishes a version of your app and makes it current.
+ *
+ * @example
+ * await publishVersion({ version: "1.4.0", description: "cheaper retrieval" });
+ */
+export async function publishVersion(options: PublishVersionOptions): Promise<Version> {
+  const parsed = publishSchema.safeParse(options);
+  if (!parsed.success) {
+    throw new ConfigurationError(`publishVersion(): ${describeIssues(parsed.error, "option")}`);
+  }
+  const { version, description, metadata } = parsed.data;
+  return requestService<Version>("POST", "/versions", {
+    version,
+    description: description ?? metadata?.changelog ?? "",
+  });
+}
+
+/**
+ * Makes an earlier version current again, by its `ver_…` id or by its version string.
+ *
+ * @example
+ * await rollback("1.3.2");
+ */
+export async function rollback(
+  versionIdOrVersion: string,
+): Promise<Version & { rolled_back_by: string; rolled_back_at: string }> {
+  let versionId = versionIdOrVersion;
+  if (!versionIdOrVersion.startsWith("ver_")) {
+    const found = (await listVersions()).find((each) => each.version === versionIdOrVersion);
+    if (found === undefined) {
+      throw new ConfigurationError(
+        `rollback(): no published version "${versionIdOrVersion}"; listVersions() shows them`,
+      );
+    }
+    versionId = found.version_id;
+  }
+  return requestService("POST", `/versions/${encodeURIComponent(versionId)}/rollback`);
+}
+
+/** Every published version, newest first; the current one has `current: true`. */
+export async function listVersions(): Promise<Version[]> {
+  const answer = await requestService<{ versions: Version[] }>("GET", "/versions");
+  return answer.versions;
+}
+
+/** Publishes and rollbacks, oldest first. */
+export async function versionHistory(): Promise<VersionEvent[]> {
+  const answer = await requestService<{ history: VersionEvent[] }>("GET", "/versions");
+  return answer.history;
+}
+
+/** The current version, or null when none is published. */
+export async function currentVersion(): Promise<Version | null> {
+  const versions = await listVersions();
+  return versions.find((each) => each.current) ?? null;
+}

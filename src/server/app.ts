@@ -5,7 +5,9 @@ import { requestId } from "hono/request-id";
 import { ApiError } from "./http/api-error.js";
 import { type AuthVariables, requireApiKey } from "./http/auth.js";
 import { errorResponse, notFoundResponse } from "./http/error-handler.js";
+import { type RateLimitOptions, rateLimitPerKey } from "./http/rate-limit.js";
 import { ingestRoutes } from "./routes/ingest.js";
+import { otlpRoutes } from "./routes/otlp.js";
 import { traceRoutes } from "./routes/traces.js";
 import { versionRoutes } from "./routes/versions.js";
 import type { ProjectStore } from "./store/projects.js";
@@ -18,6 +20,8 @@ export interface AppParts {
   readonly spans: SpanStore;
   /** Largest request body accepted, in bytes. */
   readonly bodyLimitBytes: number;
+  /** Requests per second per API key. */
+  readonly rateLimit: RateLimitOptions;
   /** True once the server is shutting down: new requests get 503. */
   readonly isClosing: () => boolean;
 }
@@ -47,7 +51,10 @@ export function createApp(parts: AppParts) {
     }),
   );
   app.use(requireApiKey(parts.projects));
+  app.use(rateLimitPerKey(parts.rateLimit));
   app.route("/", ingestRoutes(parts.spans));
+  // A gzip body may inflate a lot; decoding stops at four times the body limit.
+  app.route("/", otlpRoutes(parts.spans, { maxDecodedBytes: 4 * parts.bodyLimitBytes }));
   app.route("/", traceRoutes(parts.db, parts.spans));
   app.route("/", versionRoutes(new VersionStore(parts.db)));
   app.onError(errorResponse);

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { serve } from "@hono/node-server";
 import { createApp } from "./app.js";
+import { defaultRateLimit, type RateLimitOptions } from "./http/rate-limit.js";
 import { openDatabase } from "./store/database.js";
 import { ProjectStore } from "./store/projects.js";
 import { SpanStore } from "./store/span-store.js";
@@ -19,6 +20,8 @@ export interface ServerOptions {
   apiKey?: string;
   /** Largest request body, in bytes. Default 10 MiB. */
   bodyLimitBytes?: number;
+  /** Requests per second per API key, and the burst allowed. Default 200/s, burst 400. */
+  rateLimit?: RateLimitOptions;
 }
 
 export interface CairnServer {
@@ -59,6 +62,7 @@ export async function createServer(options: ServerOptions = {}): Promise<CairnSe
     projects,
     spans: new SpanStore(db),
     bodyLimitBytes: options.bodyLimitBytes ?? 10 * 1024 * 1024,
+    rateLimit: options.rateLimit ?? defaultRateLimit,
     isClosing: () => closing,
   });
   const port = options.port ?? Number(process.env.CAIRN_PORT ?? 7070);

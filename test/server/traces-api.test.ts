@@ -196,3 +196,34 @@ describe("bad input leaves the store unchanged", () => {
     );
   });
 });
+
+describe("the rate limit per API key", () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer({ rateLimit: { requestsPerSecond: 1, burst: 3 } });
+  });
+  afterAll(async () => {
+    await t.stop();
+  });
+
+  it("answers 429 with Retry-After once a key is over its rate, storing nothing", async () => {
+    const statuses: number[] = [];
+    let limited: Response | undefined;
+    for (let index = 0; index < 5; index++) {
+      const response = await t.call("POST", "/traces", {
+        resource,
+        spans: [span({ trace_id: `tr_${"7".repeat(31)}${index}` })],
+      });
+      statuses.push(response.status);
+      if (response.status === 429) limited = response;
+      else await response.body?.cancel();
+    }
+    expect(statuses.slice(0, 3)).toEqual([200, 200, 200]);
+    expect(statuses.slice(3)).toEqual([429, 429]);
+    expect(Number(limited?.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(await limited?.json()).toMatchObject({ error: "rate_limited" });
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const after = await t.call("GET", `/traces/tr_${"7".repeat(31)}3`);
+    expect(after.status).toBe(404);
+  });
+});

@@ -79,18 +79,27 @@ export class SpanStore {
    * stored are counted as duplicates and change nothing, so a retried batch is harmless.
    */
   ingest(projectId: string, batch: ExportBatch): IngestResult {
+    return this.ingestAll(projectId, [batch]);
+  }
+
+  /** Stores several batches (one per service, as OTLP sends them) in one transaction. */
+  ingestAll(projectId: string, batches: readonly ExportBatch[]): IngestResult {
     const receivedAt = new Date().toISOString();
-    const serviceName = batch.resource.service_name;
     return transaction(this.db, () => {
       const traces = new Map<string, TraceDelta>();
       let accepted = 0;
-      for (const span of batch.spans) {
-        if (!this.insert(projectId, span, serviceName, receivedAt)) continue;
-        accepted++;
-        addToTrace(traces, span);
+      let total = 0;
+      for (const batch of batches) {
+        const serviceName = batch.resource.service_name;
+        total += batch.spans.length;
+        for (const span of batch.spans) {
+          if (!this.insert(projectId, span, serviceName, receivedAt)) continue;
+          accepted++;
+          addToTrace(traces, span);
+        }
       }
       for (const [traceId, delta] of traces) this.saveTrace(projectId, traceId, delta);
-      return { accepted, duplicates: batch.spans.length - accepted };
+      return { accepted, duplicates: total - accepted };
     });
   }
 

@@ -6,6 +6,7 @@ import { ApiError } from "./http/api-error.js";
 import { type AuthVariables, requireApiKey } from "./http/auth.js";
 import { errorResponse, notFoundResponse } from "./http/error-handler.js";
 import { type RateLimitOptions, rateLimitPerKey } from "./http/rate-limit.js";
+import { docsRoutes } from "./routes/docs.js";
 import { ingestRoutes } from "./routes/ingest.js";
 import { otlpRoutes } from "./routes/otlp.js";
 import { traceRoutes } from "./routes/traces.js";
@@ -39,6 +40,7 @@ export function createApp(parts: AppParts) {
     await next();
   });
   app.get("/health", (c) => c.json({ status: "ok" }));
+  app.route("/", docsRoutes());
   app.use(
     bodyLimit({
       maxSize: parts.bodyLimitBytes,

@@ -11,7 +11,7 @@ import type { SpanStore } from "../store/span-store.js";
 import { getTraceSummary, listTraces, type TraceCursor, traceTags } from "../store/trace-list.js";
 import { decodeCursor, encodeCursor, periodSchema, resolvePeriod } from "./query-params.js";
 
-const listQuerySchema = z.strictObject({
+export const listQuerySchema = z.strictObject({
   ...periodSchema.shape,
   session_id: z.string().min(1).optional(),
   tag: z.string().min(1).optional(),

@@ -1,0 +1,146 @@
+import {
+  OpenAPIRegistry,
+  OpenApiGeneratorV31,
+  type RouteConfig,
+} from "@asteasolutions/zod-to-openapi";
+import { z } from "zod";
+import { exportBatchSchema } from "../../core/wire/index.js";
+import { sdkVersion } from "../../tracing/sdk-info.js";
+import { errorStatuses } from "../http/api-error.js";
+import { listQuerySchema } from "../routes/traces.js";
+import { publishVersionSchema } from "../routes/versions.js";
+import {
+  errorBodySchema,
+  ingestResultSchema,
+  rollbackResultSchema,
+  traceDetailSchema,
+  traceListSchema,
+  versionListSchema,
+  versionSchema,
+} from "./response-schemas.js";
+
+const json = (schema: z.ZodType, description: string) => ({
+  description,
+  content: { "application/json": { schema } },
+});
+
+const errorResponses = (...codes: Array<keyof typeof errorStatuses>) =>
+  Object.fromEntries(codes.map((code) => [errorStatuses[code], json(errorBodySchema, code)]));
+
+const common = errorResponses("unauthorized", "rate_limited", "internal_error", "unavailable");
+
+const routes: RouteConfig[] = [
+  {
+    method: "post",
+    path: "/traces",
+    summary: "Store spans in the Cairn export format",
+    description:
+      "One transaction; idempotent on (trace_id, span_id). A batch with an invalid span is rejected whole, naming the first bad span.",
+    request: { body: { content: { "application/json": { schema: exportBatchSchema } } } },
+    responses: {
+      200: json(ingestResultSchema, "stored"),
+      ...errorResponses("invalid_request", "payload_too_large", "unsupported_media_type"),
+      ...common,
+    },
+  },
+  {
+    method: "post",
+    path: "/v1/traces",
+    summary: "Store spans sent with OTLP/HTTP (protobuf or JSON, gzip accepted)",
+    request: {
+      body: {
+        content: {
+          "application/x-protobuf": { schema: z.string().describe("ExportTraceServiceRequest") },
+          "application/json": { schema: z.record(z.string(), z.unknown()) },
+        },
+      },
+    },
+    responses: {
+      200: { description: "an empty ExportTraceServiceResponse, in the request's encoding" },
+      ...errorResponses("invalid_request", "payload_too_large", "unsupported_media_type"),
+      ...common,
+    },
+  },
+  {
+    method: "get",
+    path: "/analytics/traces",
+    summary: "List traces: filter, sort and page",
+    request: { query: listQuerySchema },
+    responses: {
+      200: json(traceListSchema, "a page of traces"),
+      ...errorResponses("invalid_request"),
+      ...common,
+    },
+  },
+  {
+    method: "get",
+    path: "/traces/{trace_id}",
+    summary: "A trace with its span tree, events and scores",
+    request: { params: z.object({ trace_id: z.string().describe("tr_ (or trace_) + 32 hex") }) },
+    responses: {
+      200: json(traceDetailSchema, "the trace"),
+      ...errorResponses("invalid_request", "not_found"),
+      ...common,
+    },
+  },
+  {
+    method: "post",
+    path: "/versions",
+    summary: "Publish a version and make it current",
+    request: { body: { content: { "application/json": { schema: publishVersionSchema } } } },
+    responses: {
+      201: json(versionSchema, "published"),
+      ...errorResponses("invalid_request", "conflict", "unsupported_media_type"),
+      ...common,
+    },
+  },
+  {
+    method: "get",
+    path: "/versions",
+    summary: "Every version and the history of publishes and rollbacks",
+    responses: { 200: json(versionListSchema, "versions"), ...common },
+  },
+  {
+    method: "get",
+    path: "/versions/current",
+    summary: "The current version",
+    responses: {
+      200: json(versionSchema, "the current version"),
+      ...errorResponses("not_found"),
+      ...common,
+    },
+  },
+  {
+    method: "post",
+    path: "/versions/{version_id}/rollback",
+    summary: "Make an earlier version current again, recording who and when",
+    request: { params: z.object({ version_id: z.string().describe("ver_ + 24 hex") }) },
+    responses: {
+      200: json(rollbackResultSchema, "rolled back"),
+      ...errorResponses("invalid_request", "not_found"),
+      ...common,
+    },
+  },
+];
+
+/** The OpenAPI 3.1 document of the API, generated from the zod schemas the routes use. */
+export function openApiDocument(extraRoutes: readonly RouteConfig[] = []) {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent("securitySchemes", "apiKey", {
+    type: "apiKey",
+    in: "header",
+    name: "X-API-Key",
+  });
+  for (const route of [...routes, ...extraRoutes]) {
+    registry.registerPath({ ...route, security: [{ apiKey: [] }] });
+  }
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: "3.1.0",
+    info: {
+      title: "Cairn API",
+      version: sdkVersion,
+      description:
+        "Observability for AI applications. Every request carries the project's API key in X-API-Key (or Authorization: Bearer). Errors are {error, message} with the statuses listed per route.",
+    },
+  });
+}

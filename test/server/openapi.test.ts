@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestServer, type TestServer } from "./helpers.js";
+
+describe("the API reference", () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer();
+  });
+  afterAll(async () => {
+    await t.stop();
+  });
+
+  it("serves an OpenAPI 3.1 document of every route, with the error body and statuses", async () => {
+    const response = await fetch(`${t.server.url}/openapi.json`);
+    expect(response.status).toBe(200);
+    const document = await response.json();
+    expect(document.openapi).toBe("3.1.0");
+    expect(Object.keys(document.paths)).toEqual(
+      expect.arrayContaining([
+        "/traces",
+        "/v1/traces",
+        "/analytics/traces",
+        "/traces/{trace_id}",
+        "/versions",
+      ]),
+    );
+    const ingest = document.paths["/traces"].post;
+    const spanSchema = ingest.requestBody.content["application/json"].schema.properties.spans.items;
+    expect(spanSchema.required).toEqual(
+      expect.arrayContaining(["trace_id", "span_id", "kind", "usage"]),
+    );
+    expect(spanSchema.properties.kind.enum).toEqual([
+      "chain",
+      "retrieval",
+      "tool",
+      "agent",
+      "llm",
+      "embedding",
+    ]);
+    expect(Object.keys(ingest.responses).sort()).toEqual([
+      "200",
+      "400",
+      "401",
+      "413",
+      "415",
+      "429",
+      "500",
+      "503",
+    ]);
+    const errorBody = ingest.responses["400"].content["application/json"].schema;
+    expect(errorBody.required).toEqual(["error", "message"]);
+    const parameters = document.paths["/analytics/traces"].get.parameters.map(
+      (each: { name: string }) => each.name,
+    );
+    expect(parameters).toEqual(
+      expect.arrayContaining(["period_start", "period_end", "tag", "sort", "cursor"]),
+    );
+  });
+
+  it("renders a reference page from it, without any network", async () => {
+    const response = await fetch(`${t.server.url}/docs`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toContain("text/html");
+    const page = await response.text();
+    expect(page).toContain("<code>/analytics/traces</code>");
+    expect(page).toContain("period_start");
+    expect(page).not.toMatch(/<script|https?:\/\/cdn/);
+  });
+});

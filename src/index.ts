@@ -7,14 +7,13 @@ export { parseTraceId, toCairnTraceId } from "./core/ids.js";
 export type { ExportBatch, ExportedSpan, ExportedSpanEvent } from "./core/wire/export-batch.js";
 export { type SpanKind, spanKinds } from "./core/wire/span-kind.js";
 export type { TokenUsage } from "./core/wire/token-usage.js";
+export type { Version, VersionEvent } from "./core/wire/versions.js";
 export {
   currentVersion,
   listVersions,
   type PublishVersionOptions,
   publishVersion,
   rollback,
-  type Version,
-  type VersionEvent,
   versionHistory,
 } from "./tracing/client/versions.js";
 export { currentSpan } from "./tracing/current-span.js";

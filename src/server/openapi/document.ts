@@ -5,6 +5,7 @@ import {
 } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
 import { exportBatchSchema } from "../../core/wire/index.js";
+import { versionSchema } from "../../core/wire/versions.js";
 import { sdkVersion } from "../../tracing/sdk-info.js";
 import { errorStatuses } from "../http/api-error.js";
 import { listQuerySchema } from "../routes/traces.js";
@@ -16,7 +17,6 @@ import {
   traceDetailSchema,
   traceListSchema,
   versionListSchema,
-  versionSchema,
 } from "./response-schemas.js";
 
 const json = (schema: z.ZodType, description: string) => ({

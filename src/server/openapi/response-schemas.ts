@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { exportedSpanSchema, spanKinds } from "../../core/wire/index.js";
+import { versionEventSchema, versionSchema } from "../../core/wire/versions.js";
 import { errorStatuses } from "../http/api-error.js";
 
 const codes = Object.keys(errorStatuses) as [
@@ -62,27 +63,9 @@ export const traceDetailSchema = traceSummarySchema.extend({
   scores: z.array(z.record(z.string(), z.unknown())),
 });
 
-export const versionSchema = z.object({
-  version_id: z.string().describe("ver_ + 24 hex"),
-  version: z.string(),
-  description: z.string(),
-  created_at: z.string(),
-  current: z.boolean(),
-});
-
 export const versionListSchema = z.object({
   versions: z.array(versionSchema).describe("newest first"),
-  history: z
-    .array(
-      z.object({
-        version_id: z.string(),
-        version: z.string(),
-        action: z.enum(["publish", "rollback"]),
-        actor: z.string().describe("the API key that did it: key id and first characters"),
-        at: z.string(),
-      }),
-    )
-    .describe("publishes and rollbacks, oldest first"),
+  history: z.array(versionEventSchema).describe("publishes and rollbacks, oldest first"),
 });
 
 export const rollbackResultSchema = versionSchema.extend({

@@ -1,22 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { DatabaseSync } from "node:sqlite";
+import type { VersionEvent, Version as VersionRecord } from "../../core/wire/versions.js";
 import { transaction } from "./database.js";
-
-export interface VersionRecord {
-  version_id: string;
-  version: string;
-  description: string;
-  created_at: string;
-  current: boolean;
-}
-
-export interface VersionEvent {
-  version_id: string;
-  version: string;
-  action: "publish" | "rollback";
-  actor: string;
-  at: string;
-}
 
 interface VersionRow {
   id: string;

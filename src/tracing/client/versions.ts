@@ -1,25 +1,8 @@
 import { z } from "zod";
 import { ConfigurationError } from "../../core/errors/index.js";
+import type { Version, VersionEvent } from "../../core/wire/versions.js";
 import { describeIssues } from "../../core/zod-message.js";
 import { requestService } from "./request.js";
-
-/** A published version of your app, as the service returns it. */
-export interface Version {
-  version_id: string;
-  version: string;
-  description: string;
-  created_at: string;
-  current: boolean;
-}
-
-/** A publish or a rollback, with who (the key) and when. */
-export interface VersionEvent {
-  version_id: string;
-  version: string;
-  action: "publish" | "rollback";
-  actor: string;
-  at: string;
-}
 
 export interface PublishVersionOptions {
   /** The version, e.g. a semver `1.4.0`. */

@@ -5,6 +5,7 @@ import type { ReadableSpan } from "@opentelemetry/sdk-trace";
 import { toCairnTraceId } from "../../core/ids.js";
 import type { ExportedSpan, SpanKind } from "../../core/wire/index.js";
 import { parseSpanKind } from "../../core/wire/index.js";
+import { parseMetadata } from "../../core/wire/metadata.js";
 import { attributes as names } from "../attributes.js";
 
 // Attributes lifted into fields of their own, so they are not repeated in `attributes`.
@@ -57,7 +58,7 @@ export function toExportedSpan(span: ReadableSpan): ExportedSpan {
     session_id: text(values[names.sessionId]) ?? text(values[names.genAiConversationId]),
     tags: stringArray(values[names.tags]),
     version: text(values[names.version]),
-    metadata: metadataOf(values[names.metadata]),
+    metadata: parseMetadata(values[names.metadata]),
     usage: usageOf(values),
     cost_usd: numberOf(values[names.costUsd]) ?? null,
     attributes: rest,
@@ -81,18 +82,6 @@ function usageOf(values: Attributes): ExportedSpan["usage"] {
   if (prompt === undefined || completion === undefined) return null;
   const total = numberOf(values[names.llmTotalTokens]) ?? prompt + completion;
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: total };
-}
-
-function metadataOf(value: AttributeValue | undefined): Record<string, unknown> {
-  if (typeof value !== "string") return {};
-  try {
-    const parsed: unknown = JSON.parse(value);
-    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
-      ? (parsed as Record<string, unknown>)
-      : { value: parsed };
-  } catch {
-    return { value };
-  }
 }
 
 function text(value: AttributeValue | undefined): string | null {

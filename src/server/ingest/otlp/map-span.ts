@@ -1,5 +1,6 @@
 import { toCairnTraceId } from "../../../core/ids.js";
 import type { ExportedSpan } from "../../../core/wire/index.js";
+import { parseMetadata } from "../../../core/wire/metadata.js";
 import { attributes as names } from "../../../tracing/attributes.js";
 import type { PriceTable } from "../../../tracing/prices.js";
 import { AttributeReader, amount, count, name, strings, text } from "./attribute-reader.js";
@@ -76,7 +77,7 @@ export function mapOtlpSpan(span: OtlpSpanRecord, context: MapSpanContext): Expo
     session_id: reader.take(sessionKeys, name) ?? null,
     tags: reader.take([names.tags], strings) ?? [],
     version: reader.take([names.version], text) ?? null,
-    metadata: metadataOf(reader.take([names.metadata], text)),
+    metadata: parseMetadata(reader.take([names.metadata], text)),
     usage,
     cost_usd: cost,
     attributes: reader.rest(extra),
@@ -102,19 +103,6 @@ function usageOf(reader: AttributeReader): ExportedSpan["usage"] {
     completion_tokens: completionTokens,
     total_tokens: total,
   };
-}
-
-// The same parsing as the SDK's: a JSON object as is, anything else under `value`.
-function metadataOf(value: string | undefined): Record<string, unknown> {
-  if (value === undefined) return {};
-  try {
-    const parsed: unknown = JSON.parse(value);
-    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
-      ? (parsed as Record<string, unknown>)
-      : { value: parsed };
-  } catch {
-    return { value };
-  }
 }
 
 // OTLP says an empty name is an unknown one; Cairn's format needs 1–1024 characters.

@@ -1,0 +1,22 @@
+import { z } from "zod";
+
+/** A published version of an app, as the API returns it. */
+export const versionSchema = z.object({
+  version_id: z.string().describe("ver_ + 24 hex"),
+  version: z.string(),
+  description: z.string(),
+  created_at: z.string(),
+  current: z.boolean(),
+});
+
+/** A publish or a rollback, with who (the key) and when. */
+export const versionEventSchema = z.object({
+  version_id: z.string(),
+  version: z.string(),
+  action: z.enum(["publish", "rollback"]),
+  actor: z.string().describe("the API key that did it: key id and first characters"),
+  at: z.string(),
+});
+
+export type Version = z.infer<typeof versionSchema>;
+export type VersionEvent = z.infer<typeof versionEventSchema>;

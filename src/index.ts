@@ -9,6 +9,21 @@ export { type SpanKind, spanKinds } from "./core/wire/span-kind.js";
 export type { TokenUsage } from "./core/wire/token-usage.js";
 export type { Version, VersionEvent } from "./core/wire/versions.js";
 export {
+  type AnalyticsDate,
+  type AnalyticsGroupBy,
+  type AnalyticsOptions,
+  type CostReport,
+  type DayCost,
+  type GroupKey,
+  getCosts,
+  getMetrics,
+  getPerformance,
+  type LatencyFigures,
+  type MetricsReport,
+  type PerformanceReport,
+  type SpanMetrics,
+} from "./tracing/client/analytics.js";
+export {
   currentVersion,
   listVersions,
   type PublishVersionOptions,

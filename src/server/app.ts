@@ -6,6 +6,7 @@ import { ApiError } from "./http/api-error.js";
 import { type AuthVariables, requireApiKey } from "./http/auth.js";
 import { errorResponse, notFoundResponse } from "./http/error-handler.js";
 import { type RateLimitOptions, rateLimitPerKey } from "./http/rate-limit.js";
+import { analyticsRoutes } from "./routes/analytics.js";
 import { docsRoutes } from "./routes/docs.js";
 import { ingestRoutes } from "./routes/ingest.js";
 import { otlpRoutes } from "./routes/otlp.js";
@@ -58,6 +59,7 @@ export function createApp(parts: AppParts) {
   // A gzip body may inflate a lot; decoding stops at four times the body limit.
   app.route("/", otlpRoutes(parts.spans, { maxDecodedBytes: 4 * parts.bodyLimitBytes }));
   app.route("/", traceRoutes(parts.db, parts.spans));
+  app.route("/", analyticsRoutes(parts.db));
   app.route("/", versionRoutes(new VersionStore(parts.db)));
   app.onError(errorResponse);
   app.notFound(notFoundResponse);

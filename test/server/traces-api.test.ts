@@ -227,3 +227,19 @@ describe("the rate limit per API key", () => {
     expect(after.status).toBe(404);
   });
 });
+
+describe("dates in queries", () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer();
+  });
+  afterAll(async () => {
+    await t.stop();
+  });
+
+  it("rejects a date that does not exist instead of rolling it over", async () => {
+    const response = await t.call("GET", "/analytics/traces?period_start=2026-02-30");
+    expect(response.status).toBe(400);
+    expect((await response.json()).message).toContain('"period_start": is not a real date');
+  });
+});

@@ -20,7 +20,7 @@ type Operation = {
  * `GET /openapi.json` (the OpenAPI 3.1 document) and `GET /docs` (a reference page rendered
  * here from that document, so it works offline). Neither needs a key.
  */
-export function docsRoutes() {
+export function docsRoutes(): Hono {
   const document = openApiDocument();
   const page = renderReference(document);
   return new Hono().get("/openapi.json", (c) => c.json(document)).get("/docs", (c) => c.html(page));

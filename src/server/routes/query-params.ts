@@ -4,7 +4,11 @@ import { ApiError } from "../http/api-error.js";
 const day = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, "must be a date as YYYY-MM-DD")
-  .refine((value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)), "is not a real date");
+  // Date.parse rolls 2026-02-30 over into March; a real date survives the round trip.
+  .refine((value) => {
+    const time = Date.parse(`${value}T00:00:00Z`);
+    return !Number.isNaN(time) && new Date(time).toISOString().slice(0, 10) === value;
+  }, "is not a real date");
 
 /** `period_start` and `period_end`: YYYY-MM-DD, inclusive, UTC. */
 export const periodSchema = z.object({

@@ -31,76 +31,116 @@ export interface AnalyticsOptions {
   kind?: SpanKind;
 }
 
-/** Every report echoes the period, the grouping and the kind filter it was computed for. */
-export interface AnalyticsScope {
-  period_start: string;
-  period_end: string;
-  group_by: AnalyticsGroupBy;
-  kind: SpanKind | null;
-}
+// The reports as zod schemas, for the OpenAPI document; the types below are inferred from them.
+const count = z.number().int();
+const usd = z.number().describe("USD, rounded to 1e-10");
+const milliseconds = z.number().nullable().describe("milliseconds; null when there are no spans");
+
+const scope = {
+  period_start: z.string().describe("first day of the period, YYYY-MM-DD (UTC), included"),
+  period_end: z.string().describe("last day of the period, YYYY-MM-DD (UTC), included"),
+  group_by: z.enum(analyticsGroupings),
+  kind: z.enum(spanKinds).nullable().describe("the kind filter; null for every kind"),
+};
+
+const groupKeySchema = z
+  .string()
+  .nullable()
+  .describe(
+    "the model, version, kind, tag or name of the group, or its date (YYYY-MM-DD) for day; null for spans without a model or version",
+  );
+
+const spanMetricsSchema = z.object({
+  span_count: count,
+  error_count: count,
+  error_rate: z.number().describe("error_count / span_count; 0 when there are no spans"),
+  prompt_tokens: count,
+  completion_tokens: count,
+  total_tokens: count,
+});
+
+const dayCostSchema = z.object({
+  date: z.string().describe("YYYY-MM-DD (UTC)"),
+  cost_usd: usd,
+  span_count: count,
+});
+
+const latencySchema = z.object({
+  span_count: count,
+  mean_ms: milliseconds,
+  p50_ms: milliseconds,
+  p95_ms: milliseconds,
+  p99_ms: milliseconds,
+  max_ms: milliseconds,
+});
+
+export const metricsReportSchema = z.object({
+  ...scope,
+  totals: spanMetricsSchema.describe("every span of the period once"),
+  groups: z
+    .array(spanMetricsSchema.extend({ key: groupKeySchema }))
+    .describe("days in date order, other groups by span_count, largest first"),
+});
+
+export const costReportSchema = z.object({
+  ...scope,
+  total_cost_usd: usd,
+  groups: z
+    .array(
+      z.object({
+        key: groupKeySchema,
+        cost_usd: usd,
+        span_count: count,
+        days: z.array(dayCostSchema).describe("the group's days that have spans, oldest first"),
+      }),
+    )
+    .describe("days in date order, other groups by cost, most expensive first"),
+  days: z.array(dayCostSchema).describe("the days of the period that have spans, oldest first"),
+});
+
+export const performanceReportSchema = z.object({
+  ...scope,
+  totals: latencySchema.describe("every span of the period once"),
+  groups: z
+    .array(latencySchema.extend({ key: groupKeySchema }))
+    .describe("days in date order, other groups by span_count, largest first"),
+});
 
 /**
  * A group's value: the model, version, kind, tag or name, or the date (`YYYY-MM-DD`) for `day`.
  * `null` gathers the spans without a model (or without a version).
  */
-export type GroupKey = string | null;
+export type GroupKey = z.infer<typeof groupKeySchema>;
+/** Span count, errors (and their rate) and token totals. */
+export type SpanMetrics = z.infer<typeof spanMetricsSchema>;
+/** The USD cost of one day. */
+export type DayCost = z.infer<typeof dayCostSchema>;
+/** Latency in milliseconds; percentiles are nearest-rank, so always a measured duration. */
+export type LatencyFigures = z.infer<typeof latencySchema>;
+/** Metrics of a period: `totals` counts every span once; with `tag` the groups may add up to more. */
+export type MetricsReport = z.infer<typeof metricsReportSchema>;
+/** Cost of a period: total, per group (each with its days) and per day. */
+export type CostReport = z.infer<typeof costReportSchema>;
+/** Latency of a period: count, mean, p50, p95, p99 and max, overall and per group. */
+export type PerformanceReport = z.infer<typeof performanceReportSchema>;
 
-export interface SpanMetrics {
-  span_count: number;
-  error_count: number;
-  /** error_count / span_count; 0 when there are no spans. */
-  error_rate: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-}
-
-export interface MetricsReport extends AnalyticsScope {
-  /** Every span of the period once (with `group_by=tag` the groups can add up to more). */
-  totals: SpanMetrics;
-  groups: Array<SpanMetrics & { key: GroupKey }>;
-}
-
-export interface DayCost {
-  date: string;
-  cost_usd: number;
-  span_count: number;
-}
-
-export interface CostReport extends AnalyticsScope {
-  total_cost_usd: number;
-  /** Most expensive first; each with its cost on every day it has spans. */
-  groups: Array<{ key: GroupKey; cost_usd: number; span_count: number; days: DayCost[] }>;
-  /** The cost of every day of the period that has spans, oldest first. */
-  days: DayCost[];
-}
-
-/** Latency in milliseconds. Percentiles are nearest-rank: always a duration that was measured. */
-export interface LatencyFigures {
-  span_count: number;
-  /** null when there are no spans (also for the other figures). */
-  mean_ms: number | null;
-  p50_ms: number | null;
-  p95_ms: number | null;
-  p99_ms: number | null;
-  max_ms: number | null;
-}
-
-export interface PerformanceReport extends AnalyticsScope {
-  totals: LatencyFigures;
-  groups: Array<LatencyFigures & { key: GroupKey }>;
-}
-
-const date = z.union([
+// A Date stands for its UTC day; anything else must already be YYYY-MM-DD.
+const date = z.preprocess(
+  (value) =>
+    value instanceof Date && !Number.isNaN(value.getTime())
+      ? value.toISOString().slice(0, 10)
+      : value,
   z
-    .string()
+    .string({ error: "must be a date as YYYY-MM-DD or a valid Date" })
     .regex(/^\d{4}-\d{2}-\d{2}$/, "must be a date as YYYY-MM-DD")
-    .refine((value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)), "is not a real date"),
-  z
-    .date({ error: "must be a YYYY-MM-DD string or a Date" })
-    .refine((value) => !Number.isNaN(value.getTime()), "is an invalid Date")
-    .transform((value) => value.toISOString().slice(0, 10)),
-]);
+    .refine((value) => isCalendarDate(value), "is not a real date"),
+);
+
+/** True for a day that exists: Date.parse would roll 2026-02-30 over to March. */
+function isCalendarDate(value: string): boolean {
+  const time = Date.parse(`${value}T00:00:00Z`);
+  return !Number.isNaN(time) && new Date(time).toISOString().startsWith(value);
+}
 
 const groupBy = z.enum(analyticsGroupings, {
   error: `must be one of ${analyticsGroupings.join(", ")}`,
@@ -150,13 +190,14 @@ function analyticsQuery(call: string, options: AnalyticsOptions): string {
 
 /**
  * Span counts, errors and tokens of a period, grouped (by day unless `groupBy` says otherwise).
- * Needs `configure({ endpoint, apiKey })`; an error answer throws an `ApiRequestError`.
+ * Needs `configure({ endpoint, apiKey })`. Bad options reject with a `ConfigurationError`
+ * before any request; an error answer of the service rejects with an `ApiRequestError`.
  *
  * @example
  * const { totals, groups } = await getMetrics({ startDate: "2026-11-01", endDate: "2026-11-30", groupBy: "model" });
  * console.log(totals.error_rate, groups.map((group) => [group.key, group.total_tokens]));
  */
-export function getMetrics(options: AnalyticsOptions = {}): Promise<MetricsReport> {
+export async function getMetrics(options: AnalyticsOptions = {}): Promise<MetricsReport> {
   return requestService("GET", `/analytics/metrics${analyticsQuery("getMetrics", options)}`);
 }
 
@@ -168,7 +209,7 @@ export function getMetrics(options: AnalyticsOptions = {}): Promise<MetricsRepor
  * const costs = await getCosts({ period_start: "2026-11-01", period_end: "2026-11-30" });
  * for (const day of costs.days) console.log(day.date, day.cost_usd);
  */
-export function getCosts(options: AnalyticsOptions = {}): Promise<CostReport> {
+export async function getCosts(options: AnalyticsOptions = {}): Promise<CostReport> {
   return requestService("GET", `/analytics/costs${analyticsQuery("getCosts", options)}`);
 }
 
@@ -180,6 +221,9 @@ export function getCosts(options: AnalyticsOptions = {}): Promise<CostReport> {
  * const { groups } = await getPerformance({ startDate: new Date(), kind: "llm", groupBy: "model" });
  * for (const group of groups) console.log(group.key, group.p95_ms);
  */
-export function getPerformance(options: AnalyticsOptions = {}): Promise<PerformanceReport> {
-  return requestService("GET", `/analytics/performance${analyticsQuery("getPerformance", options)}`);
+export async function getPerformance(options: AnalyticsOptions = {}): Promise<PerformanceReport> {
+  return requestService(
+    "GET",
+    `/analytics/performance${analyticsQuery("getPerformance", options)}`,
+  );
 }

@@ -1,0 +1,236 @@
+import type { SpanKind } from "../../core/wire/index.js";
+import type {
+  AnalyticsGroupBy,
+  CostReport,
+  DayCost,
+  GroupKey,
+  LatencyFigures,
+  MetricsReport,
+  PerformanceReport,
+  SpanMetrics,
+} from "../../tracing/client/analytics.js";
+import {
+  type Cell,
+  dayUs,
+  type ProjectCells,
+  type SpanCell,
+  type TagCell,
+} from "./analytics-view.js";
+import { nearestRankPercentiles } from "./percentiles.js";
+
+export const analyticsGroupings = [
+  "model",
+  "version",
+  "kind",
+  "tag",
+  "name",
+  "day",
+] as const satisfies readonly AnalyticsGroupBy[];
+
+export interface AnalyticsQuery {
+  /** The period as asked for (YYYY-MM-DD, both included), echoed in the report. */
+  readonly periodStart: string;
+  readonly periodEnd: string;
+  /** The period as microseconds since the epoch, [fromUs, toUs), on whole UTC days. */
+  readonly fromUs: number;
+  readonly toUs: number;
+  readonly groupBy: AnalyticsGroupBy;
+  readonly kind?: SpanKind | undefined;
+}
+
+/** Span counts, errors and tokens of the period, overall and per group. */
+export function metricsReport(cells: ProjectCells, query: AnalyticsQuery): MetricsReport {
+  const { all, groups } = gather(cells, query);
+  const list = [...groups].map(([key, members]) => ({ key, ...spanMetrics(members) }));
+  return {
+    ...scope(query),
+    totals: spanMetrics(all),
+    groups: ordered(list, query.groupBy, (group) => group.span_count),
+  };
+}
+
+/** USD cost of the period: total, per group (with its days) and per day. */
+export function costReport(cells: ProjectCells, query: AnalyticsQuery): CostReport {
+  const { all, groups } = gather(cells, query);
+  const list = [...groups].map(([key, members]) => ({
+    key,
+    cost_usd: usd(sumOf(members, "costUsd")),
+    span_count: sumOf(members, "spans"),
+    days: costByDay(members),
+  }));
+  return {
+    ...scope(query),
+    total_cost_usd: usd(sumOf(all, "costUsd")),
+    groups: ordered(list, query.groupBy, (group) => group.cost_usd),
+    days: costByDay(all),
+  };
+}
+
+/** Latency of the period (count, mean, nearest-rank p50/p95/p99, max), overall and per group. */
+export function performanceReport(cells: ProjectCells, query: AnalyticsQuery): PerformanceReport {
+  const { all, groups } = gather(cells, query);
+  // Each group's durations side by side in one buffer; without tags the groups together are
+  // every span once, so the totals are read from the same buffer.
+  const buffer = scratch(
+    Math.max(sumOf(all, "spans"), sumOf([...groups.values()].flat(), "spans")),
+  );
+  let end = 0;
+  const list = [...groups].map(([key, members]) => {
+    const start = end;
+    end = fill(buffer, start, members);
+    return { key, ...latency(members, buffer.subarray(start, end)) };
+  });
+  if (query.groupBy === "tag") end = fill(buffer, 0, all);
+  return {
+    ...scope(query),
+    totals: latency(all, buffer.subarray(0, end)),
+    groups: ordered(list, query.groupBy, (group) => group.span_count),
+  };
+}
+
+/**
+ * The span cells of the period (every span once, for totals), and the cells of each group: span
+ * cells, or tag cells for `tag`, where a span with two tags is in two groups.
+ */
+function gather(cells: ProjectCells, query: AnalyticsQuery) {
+  const fromDay = Math.floor(query.fromUs / dayUs);
+  const toDay = Math.floor(query.toUs / dayUs);
+  const ofKind = (cell: Cell) => query.kind === undefined || cell.kind === query.kind;
+  const all = cells.spanCells(fromDay, toDay).filter(ofKind);
+  const grouped: Cell[] =
+    query.groupBy === "tag" ? cells.tagCells(fromDay, toDay).filter(ofKind) : all;
+  const groups = new Map<GroupKey, Cell[]>();
+  for (const cell of grouped) {
+    const key = groupKey(cell, query.groupBy);
+    const members = groups.get(key);
+    if (members === undefined) groups.set(key, [cell]);
+    else members.push(cell);
+  }
+  return { all, groups };
+}
+
+function groupKey(cell: Cell, groupBy: AnalyticsGroupBy): GroupKey {
+  switch (groupBy) {
+    case "day":
+      return dateOf(cell.day);
+    case "kind":
+      return cell.kind;
+    case "tag":
+      return (cell as TagCell).tag;
+    default:
+      return (cell as SpanCell)[groupBy];
+  }
+}
+
+function scope(query: AnalyticsQuery) {
+  return {
+    period_start: query.periodStart,
+    period_end: query.periodEnd,
+    group_by: query.groupBy,
+    kind: query.kind ?? null,
+  };
+}
+
+type Summed = Exclude<keyof Cell, "day" | "kind" | "durations">;
+
+function sumOf(cells: readonly Cell[], field: Summed): number {
+  let sum = 0;
+  for (const cell of cells) sum += cell[field];
+  return sum;
+}
+
+function spanMetrics(cells: readonly Cell[]): SpanMetrics {
+  const spans = sumOf(cells, "spans");
+  const errors = sumOf(cells, "errors");
+  return {
+    span_count: spans,
+    error_count: errors,
+    error_rate: spans === 0 ? 0 : errors / spans,
+    prompt_tokens: sumOf(cells, "promptTokens"),
+    completion_tokens: sumOf(cells, "completionTokens"),
+    total_tokens: sumOf(cells, "totalTokens"),
+  };
+}
+
+function costByDay(cells: readonly Cell[]): DayCost[] {
+  const days = new Map<number, { cost: number; spans: number }>();
+  for (const cell of cells) {
+    const day = days.get(cell.day) ?? { cost: 0, spans: 0 };
+    day.cost += cell.costUsd;
+    day.spans += cell.spans;
+    days.set(cell.day, day);
+  }
+  return [...days]
+    .sort(([a], [b]) => a - b)
+    .map(([day, sums]) => ({
+      date: dateOf(day),
+      cost_usd: usd(sums.cost),
+      span_count: sums.spans,
+    }));
+}
+
+let scratchBuffer = new Float64Array(0);
+
+/** A buffer for durations, kept between calls: a report allocates nothing per span. */
+function scratch(size: number): Float64Array {
+  if (scratchBuffer.length < size) scratchBuffer = new Float64Array(size);
+  return scratchBuffer;
+}
+
+/** Copies the durations of `cells` into `buffer` from `start`; returns where they end. */
+function fill(buffer: Float64Array, start: number, cells: readonly Cell[]): number {
+  let offset = start;
+  for (const cell of cells) {
+    buffer.set(cell.durations.subarray(0, cell.spans), offset);
+    offset += cell.spans;
+  }
+  return offset;
+}
+
+/** The figures of `cells`, whose durations are `durations` (reordered by the selection). */
+function latency(cells: readonly Cell[], durations: Float64Array): LatencyFigures {
+  const count = durations.length;
+  if (count === 0) {
+    return { span_count: 0, mean_ms: null, p50_ms: null, p95_ms: null, p99_ms: null, max_ms: null };
+  }
+  const [p50, p95, p99, max] = nearestRankPercentiles(durations, [50, 95, 99, 100]);
+  return {
+    span_count: count,
+    mean_ms: milliseconds(sumOf(cells, "durationUs") / count),
+    p50_ms: milliseconds(p50),
+    p95_ms: milliseconds(p95),
+    p99_ms: milliseconds(p99),
+    max_ms: milliseconds(max),
+  };
+}
+
+/** Day groups in date order; other groups by their main figure, largest first. */
+function ordered<T extends { key: GroupKey }>(
+  groups: T[],
+  groupBy: AnalyticsGroupBy,
+  figure: (group: T) => number,
+): T[] {
+  if (groupBy === "day") return groups.sort((a, b) => compareKeys(a.key, b.key));
+  return groups.sort((a, b) => figure(b) - figure(a) || compareKeys(a.key, b.key));
+}
+
+function compareKeys(a: GroupKey, b: GroupKey): number {
+  if (a === b) return 0;
+  if (a === null) return 1;
+  if (b === null) return -1;
+  return a < b ? -1 : 1;
+}
+
+function dateOf(day: number): string {
+  return new Date((day * dayUs) / 1000).toISOString().slice(0, 10);
+}
+
+/** Microseconds as milliseconds, to the microsecond. */
+function milliseconds(us: number | null | undefined): number | null {
+  return us === null || us === undefined ? null : Math.round(us) / 1000;
+}
+
+/** Sums of floating-point costs, without the noise in the last digits. */
+function usd(value: number): number {
+  return Math.round(value * 1e10) / 1e10;
+}

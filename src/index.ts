@@ -4,24 +4,26 @@ export { CairnError } from "./core/errors/cairn-error.js";
 export { ConfigurationError } from "./core/errors/configuration-error.js";
 export { ExportError } from "./core/errors/export-error.js";
 export { parseTraceId, toCairnTraceId } from "./core/ids.js";
+export type {
+  AnalyticsGroupBy,
+  CostReport,
+  DayCost,
+  GroupKey,
+  LatencyFigures,
+  MetricsReport,
+  PerformanceReport,
+  SpanMetrics,
+} from "./core/wire/analytics.js";
 export type { ExportBatch, ExportedSpan, ExportedSpanEvent } from "./core/wire/export-batch.js";
 export { type SpanKind, spanKinds } from "./core/wire/span-kind.js";
 export type { TokenUsage } from "./core/wire/token-usage.js";
 export type { Version, VersionEvent } from "./core/wire/versions.js";
 export {
   type AnalyticsDate,
-  type AnalyticsGroupBy,
   type AnalyticsOptions,
-  type CostReport,
-  type DayCost,
-  type GroupKey,
   getCosts,
   getMetrics,
   getPerformance,
-  type LatencyFigures,
-  type MetricsReport,
-  type PerformanceReport,
-  type SpanMetrics,
 } from "./tracing/client/analytics.js";
 export {
   currentVersion,

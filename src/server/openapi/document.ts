@@ -4,10 +4,16 @@ import {
   type RouteConfig,
 } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
+import {
+  costReportSchema,
+  metricsReportSchema,
+  performanceReportSchema,
+} from "../../core/wire/analytics.js";
 import { exportBatchSchema } from "../../core/wire/index.js";
 import { versionSchema } from "../../core/wire/versions.js";
 import { sdkVersion } from "../../tracing/sdk-info.js";
 import { errorStatuses } from "../http/api-error.js";
+import { analyticsQuerySchemas } from "../routes/analytics.js";
 import { listQuerySchema } from "../routes/traces.js";
 import { publishVersionSchema } from "../routes/versions.js";
 import {
@@ -72,6 +78,29 @@ const routes: RouteConfig[] = [
       ...common,
     },
   },
+  ...(
+    [
+      [
+        "metrics",
+        metricsReportSchema,
+        "span counts, error rate and tokens by group (default: day)",
+      ],
+      ["costs", costReportSchema, "USD cost by group and by day (default group: model)"],
+      ["performance", performanceReportSchema, "latency p50/p95/p99 by group (default: kind)"],
+    ] as const
+  ).map(
+    ([name, schema, summary]): RouteConfig => ({
+      method: "get",
+      path: `/analytics/${name}`,
+      summary: `Analytics: ${summary}`,
+      request: { query: analyticsQuerySchemas[name] },
+      responses: {
+        200: json(schema, "the report"),
+        ...errorResponses("invalid_request"),
+        ...common,
+      },
+    }),
+  ),
   {
     method: "get",
     path: "/traces/{trace_id}",

@@ -1,14 +1,13 @@
 import type { DatabaseSync } from "node:sqlite";
 import { type Context, Hono } from "hono";
 import { z } from "zod";
+import { type AnalyticsGroupBy, analyticsGroupings } from "../../core/wire/analytics.js";
 import { spanKinds } from "../../core/wire/index.js";
 import { describeIssues } from "../../core/zod-message.js";
-import type { AnalyticsGroupBy } from "../../tracing/client/analytics.js";
 import { ApiError } from "../http/api-error.js";
 import type { AuthVariables } from "../http/auth.js";
 import {
   type AnalyticsQuery,
-  analyticsGroupings,
   costReport,
   metricsReport,
   performanceReport,

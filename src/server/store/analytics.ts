@@ -1,4 +1,3 @@
-import type { SpanKind } from "../../core/wire/index.js";
 import type {
   AnalyticsGroupBy,
   CostReport,
@@ -8,7 +7,8 @@ import type {
   MetricsReport,
   PerformanceReport,
   SpanMetrics,
-} from "../../tracing/client/analytics.js";
+} from "../../core/wire/analytics.js";
+import type { SpanKind } from "../../core/wire/index.js";
 import {
   type Cell,
   dayUs,
@@ -17,15 +17,6 @@ import {
   type TagCell,
 } from "./analytics-view.js";
 import { nearestRankPercentiles } from "./percentiles.js";
-
-export const analyticsGroupings = [
-  "model",
-  "version",
-  "kind",
-  "tag",
-  "name",
-  "day",
-] as const satisfies readonly AnalyticsGroupBy[];
 
 export interface AnalyticsQuery {
   /** The period as asked for (YYYY-MM-DD, both included), echoed in the report. */

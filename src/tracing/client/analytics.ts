@@ -1,13 +1,15 @@
 import { z } from "zod";
 import { ConfigurationError } from "../../core/errors/index.js";
+import {
+  type AnalyticsGroupBy,
+  analyticsGroupings,
+  type CostReport,
+  type MetricsReport,
+  type PerformanceReport,
+} from "../../core/wire/analytics.js";
 import { type SpanKind, spanKinds } from "../../core/wire/span-kind.js";
 import { describeIssues } from "../../core/zod-message.js";
 import { requestService } from "./request.js";
-
-/** What analytics can group spans by. `tag`: every tag of a span is a group of its own. */
-export const analyticsGroupings = ["model", "version", "kind", "tag", "name", "day"] as const;
-
-export type AnalyticsGroupBy = (typeof analyticsGroupings)[number];
 
 /** A date as `YYYY-MM-DD` (UTC), or a `Date` whose UTC day is meant. */
 export type AnalyticsDate = string | Date;
@@ -30,99 +32,6 @@ export interface AnalyticsOptions {
   /** Only spans of this kind. */
   kind?: SpanKind;
 }
-
-// The reports as zod schemas, for the OpenAPI document; the types below are inferred from them.
-const count = z.number().int();
-const usd = z.number().describe("USD, rounded to 1e-10");
-const milliseconds = z.number().nullable().describe("milliseconds; null when there are no spans");
-
-const scope = {
-  period_start: z.string().describe("first day of the period, YYYY-MM-DD (UTC), included"),
-  period_end: z.string().describe("last day of the period, YYYY-MM-DD (UTC), included"),
-  group_by: z.enum(analyticsGroupings),
-  kind: z.enum(spanKinds).nullable().describe("the kind filter; null for every kind"),
-};
-
-const groupKeySchema = z
-  .string()
-  .nullable()
-  .describe(
-    "the model, version, kind, tag or name of the group, or its date (YYYY-MM-DD) for day; null for spans without a model or version",
-  );
-
-const spanMetricsSchema = z.object({
-  span_count: count,
-  error_count: count,
-  error_rate: z.number().describe("error_count / span_count; 0 when there are no spans"),
-  prompt_tokens: count,
-  completion_tokens: count,
-  total_tokens: count,
-});
-
-const dayCostSchema = z.object({
-  date: z.string().describe("YYYY-MM-DD (UTC)"),
-  cost_usd: usd,
-  span_count: count,
-});
-
-const latencySchema = z.object({
-  span_count: count,
-  mean_ms: milliseconds,
-  p50_ms: milliseconds,
-  p95_ms: milliseconds,
-  p99_ms: milliseconds,
-  max_ms: milliseconds,
-});
-
-export const metricsReportSchema = z.object({
-  ...scope,
-  totals: spanMetricsSchema.describe("every span of the period once"),
-  groups: z
-    .array(spanMetricsSchema.extend({ key: groupKeySchema }))
-    .describe("days in date order, other groups by span_count, largest first"),
-});
-
-export const costReportSchema = z.object({
-  ...scope,
-  total_cost_usd: usd,
-  groups: z
-    .array(
-      z.object({
-        key: groupKeySchema,
-        cost_usd: usd,
-        span_count: count,
-        days: z.array(dayCostSchema).describe("the group's days that have spans, oldest first"),
-      }),
-    )
-    .describe("days in date order, other groups by cost, most expensive first"),
-  days: z.array(dayCostSchema).describe("the days of the period that have spans, oldest first"),
-});
-
-export const performanceReportSchema = z.object({
-  ...scope,
-  totals: latencySchema.describe("every span of the period once"),
-  groups: z
-    .array(latencySchema.extend({ key: groupKeySchema }))
-    .describe("days in date order, other groups by span_count, largest first"),
-});
-
-/**
- * A group's value: the model, version, kind, tag or name, or the date (`YYYY-MM-DD`) for `day`.
- * `null` gathers the spans without a model (or without a version).
- */
-export type GroupKey = z.infer<typeof groupKeySchema>;
-/** Span count, errors (and their rate) and token totals. */
-export type SpanMetrics = z.infer<typeof spanMetricsSchema>;
-/** The USD cost of one day. */
-export type DayCost = z.infer<typeof dayCostSchema>;
-/** Latency in milliseconds; percentiles are nearest-rank, so always a measured duration. */
-export type LatencyFigures = z.infer<typeof latencySchema>;
-/** Metrics of a period: `totals` counts every span once; with `tag` the groups may add up to more. */
-export type MetricsReport = z.infer<typeof metricsReportSchema>;
-/** Cost of a period: total, per group (each with its days) and per day. */
-export type CostReport = z.infer<typeof costReportSchema>;
-/** Latency of a period: count, mean, p50, p95, p99 and max, overall and per group. */
-export type PerformanceReport = z.infer<typeof performanceReportSchema>;
 
 // A Date stands for its UTC day; anything else must already be YYYY-MM-DD.
 const date = z.preprocess(

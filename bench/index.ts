@@ -1,11 +1,18 @@
 // Runs every benchmark in bench/, one after the other: `npm run bench`, or
-// `npm run bench -- tracing` for some of them. Benchmarks print their figures and goals; they
-// exit 0 even when a goal is missed (they do not gate CI), and fail only when they cannot measure.
+// `npm run bench -- ingest` (or `-- tracing analytics`, …) for some of them. Benchmarks print
+// their figures and goals; they exit 0 even when a goal is missed (they do not gate CI), and fail
+// only when they cannot measure.
 
+import { runAnalyticsBench } from "./analytics.js";
+import { runIngestBench } from "./ingest.js";
+import { runStartupBench } from "./startup.js";
 import { runTracingBench } from "./tracing.js";
 
 const benchmarks: Readonly<Record<string, () => Promise<void>>> = {
   tracing: runTracingBench,
+  startup: runStartupBench,
+  ingest: runIngestBench,
+  analytics: runAnalyticsBench,
 };
 
 const requested = process.argv.slice(2);

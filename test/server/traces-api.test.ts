@@ -90,6 +90,30 @@ describe("POST /traces and reading traces back", () => {
     expect(byLatency.traces[0].duration_ms).toBeCloseTo(500, 0);
   });
 
+  it("pages through traces sorted by cost, each once, most expensive first", async () => {
+    const spans = [0.5, 0.1, 0.9, 0.3, 0.7].map((cost, index) =>
+      span({
+        trace_id: `tr_${index.toString(16).padStart(32, "e")}`,
+        span_id: `30000000000000${index.toString(16).padStart(2, "0")}`,
+        start_time: "2026-11-19T08:00:00.000Z",
+        end_time: "2026-11-19T08:00:01.000Z",
+        cost_usd: cost,
+        tags: ["billing"],
+      }),
+    );
+    await t.call("POST", "/traces", { resource, spans });
+    const costs: number[] = [];
+    let cursor = "";
+    for (let page = 0; page < 5; page++) {
+      const query = `period_start=2026-11-19&period_end=2026-11-19&tag=billing&sort=cost&limit=2${cursor}`;
+      const body = await (await t.call("GET", `/analytics/traces?${query}`)).json();
+      costs.push(...body.traces.map((trace: { cost_usd: number }) => trace.cost_usd));
+      if (body.next_cursor === null) break;
+      cursor = `&cursor=${body.next_cursor}`;
+    }
+    expect(costs).toEqual([0.9, 0.7, 0.5, 0.3, 0.1]);
+  });
+
   it("finds traces by tag, model and session", async () => {
     const all = async (query: string) =>
       (

@@ -107,19 +107,24 @@ export function listTraces(
     where.push(`(${sort} ${after} ? OR (${sort} = ? AND t.trace_id ${after} ?))`);
     values.push(filters.cursor.value, filters.cursor.value, filters.cursor.traceId);
   }
-  const rows = db
-    .prepare(
-      `SELECT t.*, ${sort} AS sort_value FROM traces t WHERE ${where.join(" AND ")}
-       ORDER BY ${sort} ${direction}, t.trace_id ${direction} LIMIT ?`,
-    )
-    .all(...values, filters.limit + 1) as unknown as TraceRow[];
-  const page = rows.slice(0, filters.limit);
-  const last = page[page.length - 1];
+  const order = `ORDER BY ${sort} ${direction}, t.trace_id ${direction}`;
+  const page = `SELECT t.trace_id FROM traces t WHERE ${where.join(" AND ")} ${order} LIMIT ?`;
+  // By time the index gives rows in order. By latency or cost every trace of the period is
+  // sorted: do that on the index (trace ids only), then read just the rows of the page.
+  const sql =
+    filters.sort === "time"
+      ? `SELECT t.*, ${sort} AS sort_value FROM traces t WHERE ${where.join(" AND ")} ${order} LIMIT ?`
+      : `SELECT t.*, ${sort} AS sort_value FROM traces t
+         WHERE t.project_id = ? AND t.trace_id IN (${page}) ${order}`;
+  const parameters = filters.sort === "time" ? values : [projectId, ...values];
+  const rows = db.prepare(sql).all(...parameters, filters.limit + 1) as unknown as TraceRow[];
+  const shown = rows.slice(0, filters.limit);
+  const last = shown[shown.length - 1];
   const next =
     rows.length > filters.limit && last !== undefined
       ? { value: last.sort_value, traceId: last.trace_id }
       : null;
-  return { traces: page.map(toSummary), next };
+  return { traces: shown.map(toSummary), next };
 }
 
 /** The summary of one trace, if the project has it. */

@@ -23,8 +23,7 @@ import { createApp } from "../src/server/app.js";
 import { parseExportBatch } from "../src/server/ingest/parse-export-batch.js";
 import { openDatabase, transaction } from "../src/server/store/database.js";
 import { ProjectStore } from "../src/server/store/projects.js";
-import { isoToMicros } from "../src/server/store/span-rows.js";
-import { SpanStore } from "../src/server/store/span-store.js";
+import { insertSpanSql, SpanStore, spanRowValues } from "../src/server/store/span-store.js";
 import { median, percent, ratio, seconds, table, thousands } from "./support/report.js";
 import { startServerProcess } from "./support/server-process.js";
 import { makeBatches, spansPerTrace } from "./support/spans.js";
@@ -44,48 +43,9 @@ const concurrencies = [1, 4] as const;
 const apiKey = "bench-ingest-0123456789abcdef";
 const benchProjectId = "prj_bench";
 
-/** The statement SpanStore prepares for each span (src/server/store/span-store.ts); keep in step. */
-const insertSpanSql = `
-  INSERT INTO spans (project_id, trace_id, span_id, parent_span_id, name, kind, start_us,
-    end_us, duration_us, status, status_message, input, output, expected_output, model,
-    session_id, version, tags, metadata, attributes, events, prompt_tokens,
-    completion_tokens, total_tokens, cost_usd, service_name, received_at)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-  ON CONFLICT (project_id, trace_id, span_id) DO NOTHING`;
-
 /** The values SpanStore binds for a span, computed before timing. */
 function toRow(span: ExportedSpan, serviceName: string, receivedAt: string): SQLInputValue[] {
-  const startUs = isoToMicros(span.start_time);
-  const durationUs = Math.round(span.duration_ms * 1000);
-  return [
-    benchProjectId,
-    span.trace_id.slice(3),
-    span.span_id,
-    span.parent_span_id,
-    span.name,
-    span.kind,
-    startUs,
-    startUs + durationUs,
-    durationUs,
-    span.status,
-    span.status_message,
-    span.input,
-    span.output,
-    span.expected_output,
-    span.model,
-    span.session_id,
-    span.version,
-    JSON.stringify(span.tags),
-    JSON.stringify(span.metadata),
-    JSON.stringify(span.attributes),
-    JSON.stringify(span.events),
-    span.usage?.prompt_tokens ?? null,
-    span.usage?.completion_tokens ?? null,
-    span.usage?.total_tokens ?? null,
-    span.cost_usd,
-    serviceName,
-    receivedAt,
-  ];
+  return spanRowValues(benchProjectId, span, serviceName, receivedAt);
 }
 
 interface Workload {

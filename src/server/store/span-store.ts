@@ -1,4 +1,4 @@
-import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
 import type { ExportBatch, ExportedSpan } from "../../core/wire/index.js";
 import { transaction } from "./database.js";
 import { isoToMicros, rowToSpan, type SpanRow } from "./span-rows.js";
@@ -28,6 +28,55 @@ interface TraceDelta {
   models: Set<string>;
 }
 
+/** The INSERT of one span; a span already stored is skipped (idempotent ingest). */
+export const insertSpanSql = `
+  INSERT INTO spans (project_id, trace_id, span_id, parent_span_id, name, kind, start_us,
+    end_us, duration_us, status, status_message, input, output, expected_output, model,
+    session_id, version, tags, metadata, attributes, events, prompt_tokens,
+    completion_tokens, total_tokens, cost_usd, service_name, received_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  ON CONFLICT (project_id, trace_id, span_id) DO NOTHING`;
+
+/** The values {@link insertSpanSql} binds for a span. */
+export function spanRowValues(
+  projectId: string,
+  span: ExportedSpan,
+  serviceName: string,
+  receivedAt: string,
+): SQLInputValue[] {
+  const startUs = isoToMicros(span.start_time);
+  const durationUs = Math.round(span.duration_ms * 1000);
+  return [
+    projectId,
+    span.trace_id.slice(3),
+    span.span_id,
+    span.parent_span_id,
+    span.name,
+    span.kind,
+    startUs,
+    startUs + durationUs,
+    durationUs,
+    span.status,
+    span.status_message,
+    span.input,
+    span.output,
+    span.expected_output,
+    span.model,
+    span.session_id,
+    span.version,
+    JSON.stringify(span.tags),
+    JSON.stringify(span.metadata),
+    JSON.stringify(span.attributes),
+    JSON.stringify(span.events),
+    span.usage?.prompt_tokens ?? null,
+    span.usage?.completion_tokens ?? null,
+    span.usage?.total_tokens ?? null,
+    span.cost_usd,
+    serviceName,
+    receivedAt,
+  ];
+}
+
 /** Stores spans and reads traces back. Every call is scoped to one project. */
 export class SpanStore {
   private readonly insertSpan: StatementSync;
@@ -37,13 +86,7 @@ export class SpanStore {
   private readonly selectTraceSpans: StatementSync;
 
   constructor(private readonly db: DatabaseSync) {
-    this.insertSpan = db.prepare(`
-      INSERT INTO spans (project_id, trace_id, span_id, parent_span_id, name, kind, start_us,
-        end_us, duration_us, status, status_message, input, output, expected_output, model,
-        session_id, version, tags, metadata, attributes, events, prompt_tokens,
-        completion_tokens, total_tokens, cost_usd, service_name, received_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT (project_id, trace_id, span_id) DO NOTHING`);
+    this.insertSpan = db.prepare(insertSpanSql);
     this.upsertTrace = db.prepare(`
       INSERT INTO traces (project_id, trace_id, root_span_id, name, kind, start_us, end_us,
         span_count, error_count, prompt_tokens, completion_tokens, total_tokens, cost_usd,
@@ -110,37 +153,7 @@ export class SpanStore {
   }
 
   private insert(projectId: string, span: ExportedSpan, serviceName: string, receivedAt: string) {
-    const startUs = isoToMicros(span.start_time);
-    const durationUs = Math.round(span.duration_ms * 1000);
-    const result = this.insertSpan.run(
-      projectId,
-      span.trace_id.slice(3),
-      span.span_id,
-      span.parent_span_id,
-      span.name,
-      span.kind,
-      startUs,
-      startUs + durationUs,
-      durationUs,
-      span.status,
-      span.status_message,
-      span.input,
-      span.output,
-      span.expected_output,
-      span.model,
-      span.session_id,
-      span.version,
-      JSON.stringify(span.tags),
-      JSON.stringify(span.metadata),
-      JSON.stringify(span.attributes),
-      JSON.stringify(span.events),
-      span.usage?.prompt_tokens ?? null,
-      span.usage?.completion_tokens ?? null,
-      span.usage?.total_tokens ?? null,
-      span.cost_usd,
-      serviceName,
-      receivedAt,
-    );
+    const result = this.insertSpan.run(...spanRowValues(projectId, span, serviceName, receivedAt));
     return result.changes > 0;
   }
 

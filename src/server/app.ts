@@ -1,9 +1,9 @@
 import type { DatabaseSync } from "node:sqlite";
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { requestId } from "hono/request-id";
 import { ApiError } from "./http/api-error.js";
 import { type AuthVariables, requireApiKey } from "./http/auth.js";
+import { limitBody } from "./http/body-limit.js";
 import { errorResponse, notFoundResponse } from "./http/error-handler.js";
 import { type RateLimitOptions, rateLimitPerKey } from "./http/rate-limit.js";
 import { analyticsRoutes } from "./routes/analytics.js";
@@ -42,17 +42,7 @@ export function createApp(parts: AppParts) {
   });
   app.get("/health", (c) => c.json({ status: "ok" }));
   app.route("/", docsRoutes());
-  app.use(
-    bodyLimit({
-      maxSize: parts.bodyLimitBytes,
-      onError: () => {
-        throw new ApiError(
-          "payload_too_large",
-          `the request body is over ${parts.bodyLimitBytes} bytes; send smaller batches`,
-        );
-      },
-    }),
-  );
+  app.use(limitBody(parts.bodyLimitBytes));
   app.use(requireApiKey(parts.projects));
   app.use(rateLimitPerKey(parts.rateLimit));
   app.route("/", ingestRoutes(parts.spans));

@@ -184,6 +184,29 @@ describe("bad input leaves the store unchanged", () => {
     expect(await count()).toBe(before);
   });
 
+  it("refuses an oversized body sent in chunks, without a Content-Length", async () => {
+    const before = await count();
+    const text = JSON.stringify({ resource, spans: [span({ input: "y".repeat(70_000) })] });
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        const bytes = new TextEncoder().encode(text);
+        for (let offset = 0; offset < bytes.length; offset += 8192) {
+          controller.enqueue(bytes.slice(offset, offset + 8192));
+        }
+        controller.close();
+      },
+    });
+    const response = await fetch(`${t.server.url}/traces`, {
+      method: "POST",
+      headers: { "x-api-key": t.apiKey, "content-type": "application/json" },
+      body,
+      duplex: "half",
+    } as RequestInit);
+    expect(response.status).toBe(413);
+    expect((await response.json()).error).toBe("payload_too_large");
+    expect(await count()).toBe(before);
+  });
+
   it("rejects a wrong content type with 415", async () => {
     const response = await t.call("POST", "/traces", "x=1", { "content-type": "text/plain" });
     expect(response.status).toBe(415);

@@ -136,9 +136,11 @@ export class SpanStore {
         const serviceName = batch.resource.service_name;
         total += batch.spans.length;
         for (const span of batch.spans) {
-          if (!this.insert(projectId, span, serviceName, receivedAt)) continue;
+          const values = spanRowValues(projectId, span, serviceName, receivedAt);
+          if (this.insertSpan.run(...values).changes === 0) continue;
           accepted++;
-          addToTrace(traces, span);
+          // start_us and end_us, as bound: the times are parsed once per span.
+          addToTrace(traces, span, values[6] as number, values[7] as number);
         }
       }
       for (const [traceId, delta] of traces) this.saveTrace(projectId, traceId, delta);
@@ -150,11 +152,6 @@ export class SpanStore {
   traceSpans(projectId: string, traceHex: string): ExportedSpan[] {
     const rows = this.selectTraceSpans.all(projectId, traceHex) as unknown as SpanRow[];
     return rows.map(rowToSpan);
-  }
-
-  private insert(projectId: string, span: ExportedSpan, serviceName: string, receivedAt: string) {
-    const result = this.insertSpan.run(...spanRowValues(projectId, span, serviceName, receivedAt));
-    return result.changes > 0;
   }
 
   private saveTrace(projectId: string, traceId: string, delta: TraceDelta): void {
@@ -180,10 +177,13 @@ export class SpanStore {
   }
 }
 
-function addToTrace(traces: Map<string, TraceDelta>, span: ExportedSpan): void {
+function addToTrace(
+  traces: Map<string, TraceDelta>,
+  span: ExportedSpan,
+  startUs: number,
+  endUs: number,
+): void {
   const traceId = span.trace_id.slice(3);
-  const startUs = isoToMicros(span.start_time);
-  const endUs = startUs + Math.round(span.duration_ms * 1000);
   let delta = traces.get(traceId);
   if (delta === undefined) {
     delta = {

@@ -18,6 +18,7 @@ import {
   BatchProcessor,
   defaultBatchOptions,
 } from "../src/tracing/export/batch-processor.js";
+import { median, ratio, table } from "./support/report.js";
 
 /** observe() may cost at most this many times the raw OpenTelemetry SDK. */
 const goalRatio = 1.3;
@@ -230,14 +231,6 @@ async function runRound(
   return elapsed.map((ns) => ns / calls);
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-}
-
 /** Warms the cases up, then times `rounds` rounds of `calls` calls per case. */
 async function runRounds(
   cases: readonly Case[],
@@ -296,10 +289,6 @@ function ns(value: number): string {
   return value >= 100 ? value.toFixed(0) : value.toFixed(1);
 }
 
-function ratio(value: number): string {
-  return `${value.toFixed(2)}x`;
-}
-
 /** Per round, `a` against `b` measured in that same round (the pairs share the machine's state). */
 function perRound(a: Result, b: Result, compare: (a: number, b: number) => number): number[] {
   return a.rounds.map((value, round) => compare(value, b.rounds[round] ?? Number.NaN));
@@ -319,20 +308,6 @@ function pairedDifference(a: Result, b: Result): number {
 function ratioRange(a: Result, b: Result): string {
   const ratios = perRound(a, b, (x, y) => x / y);
   return `${Math.min(...ratios).toFixed(2)}-${ratio(Math.max(...ratios))}`;
-}
-
-function table(rows: readonly (readonly string[])[]): string {
-  const widths = rows[0]?.map((_, column) =>
-    Math.max(...rows.map((row) => row[column]?.length ?? 0)),
-  );
-  return rows
-    .map((row) =>
-      row
-        .map((cell, column) => cell.padEnd(widths?.[column] ?? 0))
-        .join("  ")
-        .trimEnd(),
-    )
-    .join("\n");
 }
 
 function describeBatch(options: BatchOptions): string {

@@ -6,6 +6,7 @@ import { CairnError, parseExportBatch } from "cairn/server";
 import { describe, expect, it } from "vitest";
 import packageJson from "../package.json" with { type: "json" };
 import { sdkVersion } from "../src/tracing/sdk-info.js";
+import { resource, span } from "./server/helpers.js";
 
 describe("cairn/sandbox request model", () => {
   it("fills the documented defaults", () => {
@@ -53,41 +54,17 @@ describe("cairn/sandbox request model", () => {
 });
 
 describe("cairn/server ingest contract", () => {
-  const span = {
-    trace_id: `tr_${"a".repeat(32)}`,
-    span_id: "b".repeat(16),
-    parent_span_id: null,
-    name: "root",
-    kind: "agent",
-    start_time: "2026-11-22T10:00:00.000Z",
-    end_time: "2026-11-22T10:00:01.000Z",
-    duration_ms: 1000,
-    status: "ok",
-    status_message: null,
-    input: null,
-    output: null,
-    expected_output: null,
-    model: null,
-    session_id: null,
-    tags: [],
-    version: null,
-    metadata: {},
-    usage: null,
-    cost_usd: null,
-    attributes: {},
-    events: [],
-  };
-  const resource = { service_name: "svc", sdk_name: "cairn", sdk_version: "0.1.0" };
+  const valid = span({ span_id: "b".repeat(16) });
 
   it("accepts a valid batch", () => {
-    expect(parseExportBatch({ resource, spans: [span] }).spans).toHaveLength(1);
+    expect(parseExportBatch({ resource, spans: [valid] }).spans).toHaveLength(1);
   });
 
   it("names the first bad span of a batch", () => {
-    const bad = { ...span, span_id: "c".repeat(16), kind: "database" };
+    const bad = span({ span_id: "c".repeat(16), kind: "database" });
     let error: unknown;
     try {
-      parseExportBatch({ resource, spans: [span, bad] });
+      parseExportBatch({ resource, spans: [valid, bad] });
     } catch (caught) {
       error = caught;
     }

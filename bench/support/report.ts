@@ -1,5 +1,4 @@
-// Small helpers shared by the service benchmarks (ingest, analytics): tables, statistics and
-// formatting. The tracing benchmark keeps its own copies.
+// Small helpers shared by the benchmarks: tables, statistics and formatting.
 
 export function table(rows: readonly (readonly string[])[]): string {
   const widths = rows[0]?.map((_, column) =>

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
@@ -44,7 +44,7 @@ export interface CairnServer {
  * configure({ endpoint: server.url, apiKey: server.createdApiKey });
  */
 export async function createServer(options: ServerOptions = {}): Promise<CairnServer> {
-  const dataDir = resolve(options.dataDir ?? process.env.CAIRN_DATA_DIR ?? ".cairn");
+  const dataDir = resolveDataDir(options.dataDir);
   mkdirSync(dataDir, { recursive: true });
   const db = openDatabase(join(dataDir, "cairn.db"));
   const projects = new ProjectStore(db);
@@ -52,7 +52,7 @@ export async function createServer(options: ServerOptions = {}): Promise<CairnSe
   if (projects.isEmpty()) {
     const key = options.apiKey ?? process.env.CAIRN_API_KEY;
     createdApiKey = projects.createProject("default", key || undefined).apiKey;
-    const keyFile = join(dataDir, "api-key");
+    const keyFile = apiKeyFile(dataDir);
     writeFileSync(keyFile, `${createdApiKey}\n`, { mode: 0o600 });
     chmodSync(keyFile, 0o600);
   }
@@ -95,11 +95,12 @@ export async function createServer(options: ServerOptions = {}): Promise<CairnSe
   };
 }
 
-/** The key saved at first start, for local tools (`cairn traces …`). */
-export function savedApiKeyPath(dataDir: string): string {
-  return join(resolve(dataDir), "api-key");
+/** The data directory: the one given, else `CAIRN_DATA_DIR`, else `./.cairn`. */
+export function resolveDataDir(dataDir?: string): string {
+  return resolve(dataDir ?? process.env.CAIRN_DATA_DIR ?? ".cairn");
 }
 
-export function hasSavedApiKey(dataDir: string): boolean {
-  return existsSync(savedApiKeyPath(dataDir));
+/** Where the first start saves the API key, for local tools (`cairn traces …`). */
+export function apiKeyFile(dataDir: string): string {
+  return join(dataDir, "api-key");
 }

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { createServer } from "../../server/create-server.js";
+import { apiKeyFile, createServer } from "../../server/create-server.js";
 
 export const devHelp = `Usage: cairn dev [--port 7070] [--host 127.0.0.1] [--data-dir ./.cairn]
 
@@ -38,7 +38,7 @@ export async function dev(args: readonly string[], write: (text: string) => void
   if (server.createdApiKey !== undefined) {
     write(`\nA project and its API key were created. The key is shown once:\n\n`);
     write(`  ${server.createdApiKey}\n\n`);
-    write(`It is saved for local tools in ${server.dataDir}/api-key (mode 0600).\n`);
+    write(`It is saved for local tools in ${apiKeyFile(server.dataDir)} (mode 0600).\n`);
   }
   write(`\nSend traces with CAIRN_ENDPOINT=${server.url} and CAIRN_API_KEY set. Ctrl-C stops.\n`);
   await new Promise<void>((resolve) => {

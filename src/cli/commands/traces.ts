@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import type { ExportedSpan } from "../../core/wire/index.js";
+import { apiKeyFile, resolveDataDir } from "../../server/create-server.js";
 import { formatCost, formatDuration, formatTraceTree } from "../../tracing/export/format-tree.js";
 
 export const tracesHelp = `Usage:
@@ -99,7 +99,7 @@ async function request(
 }
 
 function savedKey(dataDir: string | undefined): string | undefined {
-  const file = join(resolve(dataDir ?? process.env.CAIRN_DATA_DIR ?? ".cairn"), "api-key");
+  const file = apiKeyFile(resolveDataDir(dataDir));
   return existsSync(file) ? readFileSync(file, "utf8").trim() : undefined;
 }
 

@@ -27,6 +27,8 @@ export default defineConfig({
         server: "src/server/index.ts",
         react: "src/react/index.ts",
         cli: "src/cli/index.ts",
+        // Not an export: the service starts it as a worker thread, by its URL next to the chunks.
+        "ingest-worker": "src/server/ingest/ingest-worker.ts",
       },
       formats: ["es"],
     },

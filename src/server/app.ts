@@ -6,6 +6,7 @@ import { type AuthVariables, requireApiKey } from "./http/auth.js";
 import { limitBody } from "./http/body-limit.js";
 import { errorResponse, notFoundResponse } from "./http/error-handler.js";
 import { type RateLimitOptions, rateLimitPerKey } from "./http/rate-limit.js";
+import type { BatchIngester } from "./ingest/batch-ingester.js";
 import { analyticsRoutes } from "./routes/analytics.js";
 import { docsRoutes } from "./routes/docs.js";
 import { ingestRoutes } from "./routes/ingest.js";
@@ -20,6 +21,8 @@ export interface AppParts {
   readonly db: DatabaseSync;
   readonly projects: ProjectStore;
   readonly spans: SpanStore;
+  /** Stores `POST /traces` bodies: on worker threads, or on this one. */
+  readonly ingester: BatchIngester;
   /** Largest request body accepted, in bytes. */
   readonly bodyLimitBytes: number;
   /** Requests per second per API key. */
@@ -45,7 +48,7 @@ export function createApp(parts: AppParts) {
   app.use(limitBody(parts.bodyLimitBytes));
   app.use(requireApiKey(parts.projects));
   app.use(rateLimitPerKey(parts.rateLimit));
-  app.route("/", ingestRoutes(parts.spans));
+  app.route("/", ingestRoutes(parts.ingester));
   // A gzip body may inflate a lot; decoding stops at four times the body limit.
   app.route("/", otlpRoutes(parts.spans, { maxDecodedBytes: 4 * parts.bodyLimitBytes }));
   app.route("/", traceRoutes(parts.db, parts.spans));

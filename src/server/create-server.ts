@@ -5,9 +5,12 @@ import { join, resolve } from "node:path";
 import { serve } from "@hono/node-server";
 import { createApp } from "./app.js";
 import { defaultRateLimit, type RateLimitOptions } from "./http/rate-limit.js";
+import { type BatchIngester, inProcessIngester } from "./ingest/batch-ingester.js";
+import { ingestWorkerCount, WorkerIngester } from "./ingest/worker-ingester.js";
 import { openDatabase } from "./store/database.js";
 import { ProjectStore } from "./store/projects.js";
 import { SpanStore } from "./store/span-store.js";
+import { WriteLock } from "./store/write-lock.js";
 
 export interface ServerOptions {
   /** Port to listen on; 0 picks a free one. Default `CAIRN_PORT` or 7070. */
@@ -22,6 +25,12 @@ export interface ServerOptions {
   bodyLimitBytes?: number;
   /** Requests per second per API key, and the burst allowed. Default 200/s, burst 400. */
   rateLimit?: RateLimitOptions;
+  /**
+   * Worker threads that parse, validate and store `POST /traces` bodies, so that batches from
+   * several senders use several cores; 0 stores on the main thread. Default
+   * `CAIRN_INGEST_WORKERS`, else one per core up to 4, and 0 on a single core.
+   */
+  ingestWorkers?: number;
 }
 
 export interface CairnServer {
@@ -44,9 +53,11 @@ export interface CairnServer {
  * configure({ endpoint: server.url, apiKey: server.createdApiKey });
  */
 export async function createServer(options: ServerOptions = {}): Promise<CairnServer> {
+  const workers = ingestWorkerCount(options.ingestWorkers);
   const dataDir = resolveDataDir(options.dataDir);
   mkdirSync(dataDir, { recursive: true });
-  const db = openDatabase(join(dataDir, "cairn.db"));
+  const dbPath = join(dataDir, "cairn.db");
+  const db = openDatabase(dbPath);
   const projects = new ProjectStore(db);
   let createdApiKey: string | undefined;
   if (projects.isEmpty()) {
@@ -57,10 +68,18 @@ export async function createServer(options: ServerOptions = {}): Promise<CairnSe
     chmodSync(keyFile, 0o600);
   }
   let closing = false;
+  // Every thread that writes spans takes turns through one lock.
+  const lock = new WriteLock();
+  const spans = new SpanStore(db, lock);
+  const ingester: BatchIngester =
+    workers > 0
+      ? new WorkerIngester(dbPath, lock, workers, inProcessIngester(spans))
+      : inProcessIngester(spans);
   const app = createApp({
     db,
     projects,
-    spans: new SpanStore(db),
+    spans,
+    ingester,
     bodyLimitBytes: options.bodyLimitBytes ?? 10 * 1024 * 1024,
     rateLimit: options.rateLimit ?? defaultRateLimit,
     isClosing: () => closing,
@@ -72,6 +91,11 @@ export async function createServer(options: ServerOptions = {}): Promise<CairnSe
       resolveServer(started as Server),
     ) as Server;
     started.once("error", reject);
+  }).catch(async (error: unknown) => {
+    // Nothing may outlive a failed start (a port in use): no worker, no open database.
+    await ingester.close();
+    db.close();
+    throw error;
   });
   const address = server.address() as AddressInfo;
   const urlHost = host.includes(":") ? `[${host}]` : host;
@@ -85,8 +109,11 @@ export async function createServer(options: ServerOptions = {}): Promise<CairnSe
       closed ??= new Promise<void>((resolveClose) => {
         closing = true;
         server.close(() => {
-          db.close();
-          resolveClose();
+          // Requests are finished: the workers have nothing left to store.
+          void ingester.close().finally(() => {
+            db.close();
+            resolveClose();
+          });
         });
         server.closeIdleConnections();
       });

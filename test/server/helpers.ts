@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type CairnServer, createServer, type ServerOptions } from "cairn/server";
+import exportSpan from "../fixtures/export-span.json" with { type: "json" };
 
 export interface TestServer {
   server: CairnServer;
@@ -53,32 +54,15 @@ export async function startTestServer(options: ServerOptions = {}): Promise<Test
 
 let counter = 0;
 
-/** A valid span in the export format, with the given fields changed. */
+/**
+ * A valid span in the export format (test/fixtures/export-span.json, also used to check the
+ * built package), with a fresh span id and the given fields changed.
+ */
 export function span(fields: Record<string, unknown> = {}): Record<string, unknown> {
   counter++;
   return {
-    trace_id: `tr_${"a".repeat(32)}`,
+    ...structuredClone(exportSpan),
     span_id: counter.toString(16).padStart(16, "0"),
-    parent_span_id: null,
-    name: "agent",
-    kind: "agent",
-    start_time: "2026-11-20T10:00:00.000Z",
-    end_time: "2026-11-20T10:00:01.000Z",
-    duration_ms: 1000,
-    status: "ok",
-    status_message: null,
-    input: "question",
-    output: "answer",
-    expected_output: null,
-    model: null,
-    session_id: null,
-    tags: [],
-    version: null,
-    metadata: {},
-    usage: null,
-    cost_usd: null,
-    attributes: {},
-    events: [],
     ...fields,
   };
 }

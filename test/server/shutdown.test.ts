@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/server/app.js";
 import { defaultRateLimit } from "../../src/server/http/rate-limit.js";
+import { inProcessIngester } from "../../src/server/ingest/batch-ingester.js";
 import { openDatabase } from "../../src/server/store/database.js";
 import { ProjectStore } from "../../src/server/store/projects.js";
 import { SpanStore } from "../../src/server/store/span-store.js";
@@ -16,10 +17,12 @@ describe("while the server shuts down", () => {
   const projects = new ProjectStore(db);
   const { apiKey } = projects.createProject("p", "closing-key-1234567890");
   let closing = false;
+  const spans = new SpanStore(db);
   const app = createApp({
     db,
     projects,
-    spans: new SpanStore(db),
+    spans,
+    ingester: inProcessIngester(spans),
     bodyLimitBytes: 1024 * 1024,
     rateLimit: defaultRateLimit,
     isClosing: () => closing,

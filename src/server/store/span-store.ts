@@ -2,6 +2,7 @@ import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
 import type { ExportBatch, ExportedSpan } from "../../core/wire/index.js";
 import { transaction } from "./database.js";
 import { isoToMicros, rowToSpan, type SpanRow } from "./span-rows.js";
+import { WriteLock } from "./write-lock.js";
 
 export interface IngestResult {
   /** Spans stored by this request. */
@@ -81,11 +82,18 @@ export function spanRowValues(
 export class SpanStore {
   private readonly insertSpan: StatementSync;
   private readonly upsertTrace: StatementSync;
-  private readonly insertTag: StatementSync;
-  private readonly insertModel: StatementSync;
+  private readonly insertTags: StatementSync;
+  private readonly insertModels: StatementSync;
   private readonly selectTraceSpans: StatementSync;
 
-  constructor(private readonly db: DatabaseSync) {
+  /**
+   * @param writeLock shared by every thread that writes spans to the same file (the ingest
+   *   workers), so that they take turns without SQLite's busy polling.
+   */
+  constructor(
+    private readonly db: DatabaseSync,
+    private readonly writeLock: WriteLock = new WriteLock(),
+  ) {
     this.insertSpan = db.prepare(insertSpanSql);
     this.upsertTrace = db.prepare(`
       INSERT INTO traces (project_id, trace_id, root_span_id, name, kind, start_us, end_us,
@@ -106,11 +114,12 @@ export class SpanStore {
         cost_usd = traces.cost_usd + excluded.cost_usd,
         session_id = coalesce(traces.session_id, excluded.session_id),
         version = coalesce(traces.version, excluded.version)`);
-    this.insertTag = db.prepare(
-      "INSERT OR IGNORE INTO trace_tags (project_id, trace_id, tag) VALUES (?, ?, ?)",
+    // Each takes a trace's tags (models) as one JSON array: one statement per trace, not per tag.
+    this.insertTags = db.prepare(
+      "INSERT OR IGNORE INTO trace_tags (project_id, trace_id, tag) SELECT ?, ?, value FROM json_each(?)",
     );
-    this.insertModel = db.prepare(
-      "INSERT OR IGNORE INTO trace_models (project_id, trace_id, model) VALUES (?, ?, ?)",
+    this.insertModels = db.prepare(
+      "INSERT OR IGNORE INTO trace_models (project_id, trace_id, model) SELECT ?, ?, value FROM json_each(?)",
     );
     this.selectTraceSpans = db.prepare(
       "SELECT * FROM spans WHERE project_id = ? AND trace_id = ? ORDER BY start_us, span_id",
@@ -128,24 +137,30 @@ export class SpanStore {
   /** Stores several batches (one per service, as OTLP sends them) in one transaction. */
   ingestAll(projectId: string, batches: readonly ExportBatch[]): IngestResult {
     const receivedAt = new Date().toISOString();
-    return transaction(this.db, () => {
+    // The values are computed before taking the lock: other writers wait only for the SQL.
+    const spans: ExportedSpan[] = [];
+    const rows: SQLInputValue[][] = [];
+    for (const batch of batches) {
+      const serviceName = batch.resource.service_name;
+      for (const span of batch.spans) {
+        spans.push(span);
+        rows.push(spanRowValues(projectId, span, serviceName, receivedAt));
+      }
+    }
+    const stored = () => {
       const traces = new Map<string, TraceDelta>();
       let accepted = 0;
-      let total = 0;
-      for (const batch of batches) {
-        const serviceName = batch.resource.service_name;
-        total += batch.spans.length;
-        for (const span of batch.spans) {
-          const values = spanRowValues(projectId, span, serviceName, receivedAt);
-          if (this.insertSpan.run(...values).changes === 0) continue;
-          accepted++;
-          // start_us and end_us, as bound: the times are parsed once per span.
-          addToTrace(traces, span, values[6] as number, values[7] as number);
-        }
+      for (let index = 0; index < rows.length; index++) {
+        const values = rows[index] as SQLInputValue[];
+        if (this.insertSpan.run(...values).changes === 0) continue;
+        accepted++;
+        // start_us and end_us, as bound: the times are parsed once per span.
+        addToTrace(traces, spans[index] as ExportedSpan, values[6] as number, values[7] as number);
       }
       for (const [traceId, delta] of traces) this.saveTrace(projectId, traceId, delta);
-      return { accepted, duplicates: total - accepted };
-    });
+      return { accepted, duplicates: rows.length - accepted };
+    };
+    return this.writeLock.run(() => transaction(this.db, stored));
   }
 
   /** The spans of a trace, oldest first; empty when the project has no such trace. */
@@ -172,8 +187,12 @@ export class SpanStore {
       delta.sessionId,
       delta.version,
     );
-    for (const tag of delta.tags) this.insertTag.run(projectId, traceId, tag);
-    for (const model of delta.models) this.insertModel.run(projectId, traceId, model);
+    if (delta.tags.size > 0) {
+      this.insertTags.run(projectId, traceId, JSON.stringify([...delta.tags]));
+    }
+    if (delta.models.size > 0) {
+      this.insertModels.run(projectId, traceId, JSON.stringify([...delta.models]));
+    }
   }
 }
 

@@ -10,16 +10,21 @@ const attributeValue = z.union([
   z.array(z.boolean()),
 ]);
 
+const spanId = z
+  .string()
+  .regex(/^(?!0{16})[0-9a-f]{16}$/, "must be 16 lowercase hex digits, not all zero");
+
 /** One span as the Cairn exporter sends it and `memoryExporter().spans()` returns it. */
 export const exportedSpanSchema = z.strictObject({
+  // All zeros is OpenTelemetry's invalid id, never a real trace or span.
   trace_id: z
     .string()
-    .regex(/^tr_[0-9a-f]{32}$/, "must be tr_ followed by 32 lowercase hex digits"),
-  span_id: z.string().regex(/^[0-9a-f]{16}$/, "must be 16 lowercase hex digits"),
-  parent_span_id: z
-    .string()
-    .regex(/^[0-9a-f]{16}$/, "must be 16 lowercase hex digits")
-    .nullable(),
+    .regex(
+      /^tr_(?!0{32})[0-9a-f]{32}$/,
+      "must be tr_ followed by 32 lowercase hex digits, not all zero",
+    ),
+  span_id: spanId,
+  parent_span_id: spanId.nullable(),
   name: z.string().min(1).max(1024),
   kind: z.enum(spanKinds),
   start_time: z.iso.datetime(),

@@ -7,7 +7,7 @@
 import type { ExportBatch, ExportedSpan } from "../../src/core/wire/index.js";
 
 /** Bump when the generated data changes, so cached stores built from it are rebuilt. */
-export const generatorVersion = 1;
+export const generatorVersion = 2;
 
 export const spansPerTrace = 10;
 
@@ -86,7 +86,8 @@ export function makeTrace(
   random: () => number,
 ): ExportedSpan[] {
   const trace = traceId(salt, index);
-  const spanId = (n: number) => `${hex(index % 2 ** 48, 14)}${hex(n, 2)}`;
+  // n + 1: an all-zero id is OpenTelemetry's invalid id, which ingest refuses.
+  const spanId = (n: number) => `${hex(index % 2 ** 48, 14)}${hex(n + 1, 2)}`;
   const rootId = spanId(0);
   const version = pick(random, versions);
   const session = `ses_${hex(salt, 8)}${hex(Math.floor(index / 8), 16)}`;

@@ -3,6 +3,7 @@ export { ApiRequestError } from "./core/errors/api-request-error.js";
 export { CairnError } from "./core/errors/cairn-error.js";
 export { ConfigurationError } from "./core/errors/configuration-error.js";
 export { ExportError } from "./core/errors/export-error.js";
+export { JudgeError } from "./core/errors/judge-error.js";
 export { parseTraceId, toCairnTraceId } from "./core/ids.js";
 export type {
   AnalyticsGroupBy,
@@ -15,7 +16,19 @@ export type {
   SpanMetrics,
 } from "./core/wire/analytics.js";
 export type { ExportBatch, ExportedSpan, ExportedSpanEvent } from "./core/wire/export-batch.js";
+export type { JudgeVerdict, Score } from "./core/wire/scores.js";
 export { type SpanKind, spanKinds } from "./core/wire/span-kind.js";
+export type {
+  CaseChange,
+  CaseScore,
+  Dataset,
+  TestCase,
+  TestResult,
+  TestRun,
+  TestRunComparison,
+  TestRunDetail,
+  TestRunSummary,
+} from "./core/wire/testing.js";
 export type { TokenUsage } from "./core/wire/token-usage.js";
 export type { Version, VersionEvent } from "./core/wire/versions.js";
 export {
@@ -25,6 +38,24 @@ export {
   getMetrics,
   getPerformance,
 } from "./tracing/client/analytics.js";
+export {
+  addScore,
+  type GivenScore,
+  getScores,
+  type JudgeOnServiceOptions,
+  judgeOnService,
+  scoreTrace,
+} from "./tracing/client/scores.js";
+export {
+  compareTestRuns,
+  createTestCases,
+  getTestRun,
+  listDatasets,
+  listTestCases,
+  listTestRuns,
+  recordTestRun,
+  type TestCaseInput,
+} from "./tracing/client/testing.js";
 export {
   currentVersion,
   listVersions,
@@ -47,4 +78,23 @@ export {
   flush,
   shutdown,
 } from "./tracing/runtime/configure.js";
+export { Judge, type JudgeConfig, type TraceJudgeCall } from "./tracing/scoring/judge.js";
+export { registerScorer, scorerSlugs, unregisterScorer } from "./tracing/scoring/registry.js";
+export { score } from "./tracing/scoring/score.js";
+export type {
+  JudgeGrader,
+  JudgeRequest,
+  ScoreResult,
+  Scorer,
+  ScorerContext,
+  ScorerInput,
+} from "./tracing/scoring/types.js";
 export { agentSession, Session, type SessionOptions, withSession } from "./tracing/session.js";
+export { formatTestReport } from "./tracing/testing/format-report.js";
+export {
+  type RunTestsOptions,
+  runTests,
+  type TestCaseRun,
+  type TestReport,
+  type TestScorer,
+} from "./tracing/testing/run-tests.js";

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { sdkVersion } from "../tracing/sdk-info.js";
 import { dev, devHelp } from "./commands/dev.js";
+import { test, testHelp } from "./commands/test.js";
 import { traces, tracesHelp } from "./commands/traces.js";
 
 const usage = `cairn ${sdkVersion} — observability and sandboxes for AI applications
@@ -11,13 +12,15 @@ Commands:
   dev                    run the Cairn service (observability API) on the embedded store
   traces list            list recent traces of a running service
   traces show <id>       print a trace as a tree
+  test <file>            run a test file's cases, score them, print the report
 
 Options:
   -h, --help       show this help
   -v, --version    print the version
 
 ${devHelp}
-${tracesHelp}`;
+${tracesHelp}
+${testHelp}`;
 
 type Write = (text: string) => void;
 
@@ -38,6 +41,7 @@ export async function main(
   try {
     if (command === "dev") return await dev(rest, write);
     if (command === "traces") return await traces(rest, write);
+    if (command === "test") return await test(rest, write);
   } catch (error) {
     process.stderr.write(
       `cairn ${command}: ${error instanceof Error ? error.message : String(error)}\n`,

@@ -1,6 +1,8 @@
 import type { DatabaseSync } from "node:sqlite";
 import { Hono } from "hono";
 import { requestId } from "hono/request-id";
+import { findScorer } from "../tracing/scoring/registry.js";
+import type { JudgeGrader, Scorer } from "../tracing/scoring/types.js";
 import { ApiError } from "./http/api-error.js";
 import { type AuthVariables, requireApiKey } from "./http/auth.js";
 import { limitBody } from "./http/body-limit.js";
@@ -11,10 +13,14 @@ import { analyticsRoutes } from "./routes/analytics.js";
 import { docsRoutes } from "./routes/docs.js";
 import { ingestRoutes } from "./routes/ingest.js";
 import { otlpRoutes } from "./routes/otlp.js";
+import { scoreRoutes } from "./routes/scores.js";
+import { testingRoutes } from "./routes/testing.js";
 import { traceRoutes } from "./routes/traces.js";
 import { versionRoutes } from "./routes/versions.js";
 import type { ProjectStore } from "./store/projects.js";
+import { ScoreStore } from "./store/scores.js";
 import type { SpanStore } from "./store/span-store.js";
+import { TestingStore } from "./store/testing.js";
 import { VersionStore } from "./store/versions.js";
 
 export interface AppParts {
@@ -29,6 +35,10 @@ export interface AppParts {
   readonly rateLimit: RateLimitOptions;
   /** True once the server is shutting down: new requests get 503. */
   readonly isClosing: () => boolean;
+  /** The LLM judge of a project (its calls are recorded there), when the service has one. */
+  readonly judgeFor?: ((projectId: string) => JudgeGrader) | undefined;
+  /** The service's own scorers, by slug, besides the built-ins and the registered ones. */
+  readonly scorers?: Readonly<Record<string, Scorer>> | undefined;
 }
 
 /** The HTTP API: routes composed over the store, with auth, limits and one error format. */
@@ -51,7 +61,20 @@ export function createApp(parts: AppParts) {
   app.route("/", ingestRoutes(parts.ingester));
   // A gzip body may inflate a lot; decoding stops at four times the body limit.
   app.route("/", otlpRoutes(parts.spans, { maxDecodedBytes: 4 * parts.bodyLimitBytes }));
-  app.route("/", traceRoutes(parts.db, parts.spans));
+  const scores = new ScoreStore(parts.db);
+  const serviceScorers = parts.scorers ?? {};
+  app.route("/", traceRoutes(parts.db, parts.spans, scores));
+  app.route(
+    "/",
+    scoreRoutes({
+      spans: parts.spans,
+      scores,
+      judgeFor: parts.judgeFor,
+      findScorer: (slug) =>
+        Object.hasOwn(serviceScorers, slug) ? serviceScorers[slug] : findScorer(slug),
+    }),
+  );
+  app.route("/", testingRoutes(new TestingStore(parts.db)));
   app.route("/", analyticsRoutes(parts.db));
   app.route("/", versionRoutes(new VersionStore(parts.db)));
   app.onError(errorResponse);

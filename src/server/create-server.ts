@@ -3,7 +3,12 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { serve } from "@hono/node-server";
+import { ConfigurationError } from "../core/errors/index.js";
+import { Judge, type JudgeConfig, judgeFromEnvironment } from "../tracing/scoring/judge.js";
+import { isBuiltinScorer, scorerSlugPattern } from "../tracing/scoring/registry.js";
+import type { Scorer } from "../tracing/scoring/types.js";
 import { createApp } from "./app.js";
+import { judgeSpanRecorder } from "./evaluation/judge-spans.js";
 import { defaultRateLimit, type RateLimitOptions } from "./http/rate-limit.js";
 import { type BatchIngester, inProcessIngester } from "./ingest/batch-ingester.js";
 import { ingestWorkerCount, WorkerIngester } from "./ingest/worker-ingester.js";
@@ -31,6 +36,14 @@ export interface ServerOptions {
    * `CAIRN_INGEST_WORKERS`, else one per core up to 4, and 0 on a single core.
    */
   ingestWorkers?: number;
+  /**
+   * The LLM judge of `POST /scores/judge` and of the scorers' judge modes: any OpenAI-compatible
+   * chat-completions API. Default: `CAIRN_JUDGE_BASE_URL`, `CAIRN_JUDGE_API_KEY` and
+   * `CAIRN_JUDGE_MODEL`; without them the service has no judge.
+   */
+  judge?: JudgeConfig;
+  /** Scorers of this service by slug, for `POST /scores`, besides the built-in ones. */
+  scorers?: Readonly<Record<string, Scorer>>;
 }
 
 export interface CairnServer {
@@ -54,6 +67,8 @@ export interface CairnServer {
  */
 export async function createServer(options: ServerOptions = {}): Promise<CairnServer> {
   const workers = ingestWorkerCount(options.ingestWorkers);
+  const judgeConfig = options.judge ?? judgeFromEnvironment();
+  checkServiceScorers(options.scorers);
   const dataDir = resolveDataDir(options.dataDir);
   mkdirSync(dataDir, { recursive: true });
   const dbPath = join(dataDir, "cairn.db");
@@ -80,6 +95,8 @@ export async function createServer(options: ServerOptions = {}): Promise<CairnSe
     projects,
     spans,
     ingester,
+    judgeFor: judgeConfig === undefined ? undefined : judgesByProject(judgeConfig, spans),
+    scorers: options.scorers,
     bodyLimitBytes: options.bodyLimitBytes ?? 10 * 1024 * 1024,
     rateLimit: options.rateLimit ?? defaultRateLimit,
     isClosing: () => closing,
@@ -120,6 +137,36 @@ export async function createServer(options: ServerOptions = {}): Promise<CairnSe
       return closed;
     },
   };
+}
+
+/** One judge per project, made on first use, whose calls are recorded in that project. */
+function judgesByProject(config: JudgeConfig, spans: SpanStore): (projectId: string) => Judge {
+  // Checked now, so that a wrong judge stops the start instead of the first grade.
+  new Judge(config);
+  const judges = new Map<string, Judge>();
+  return (projectId) => {
+    let judge = judges.get(projectId);
+    if (judge === undefined) {
+      judge = new Judge(config, { traceCall: judgeSpanRecorder(spans, projectId) });
+      judges.set(projectId, judge);
+    }
+    return judge;
+  };
+}
+
+function checkServiceScorers(scorers: Readonly<Record<string, Scorer>> | undefined): void {
+  for (const [slug, scorer] of Object.entries(scorers ?? {})) {
+    if (!scorerSlugPattern.test(slug) || typeof scorer !== "function") {
+      throw new ConfigurationError(
+        `createServer(): scorers.${slug} must be a function under a slug of lowercase letters, digits, _ and -`,
+      );
+    }
+    if (isBuiltinScorer(slug)) {
+      throw new ConfigurationError(
+        `createServer(): "${slug}" is a built-in scorer; use another slug`,
+      );
+    }
+  }
 }
 
 /** The data directory: the one given, else `CAIRN_DATA_DIR`, else `./.cairn`. */

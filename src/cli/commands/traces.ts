@@ -1,8 +1,7 @@
-import { existsSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import type { ExportedSpan } from "../../core/wire/index.js";
-import { apiKeyFile, resolveDataDir } from "../../server/create-server.js";
 import { formatCost, formatDuration, formatTraceTree } from "../../tracing/export/format-tree.js";
+import { serviceEndpoint } from "./service-address.js";
 
 export const tracesHelp = `Usage:
   cairn traces list [--limit 20] [--session <id>] [--tag <tag>] [--status ok|error]
@@ -51,12 +50,11 @@ export async function traces(
     write(tracesHelp);
     return action === undefined && !values.help ? 2 : 0;
   }
-  const endpoint = (
-    values.endpoint ??
-    process.env.CAIRN_ENDPOINT ??
-    "http://127.0.0.1:7070"
-  ).replace(/\/+$/, "");
-  const apiKey = values["api-key"] ?? process.env.CAIRN_API_KEY ?? savedKey(values["data-dir"]);
+  const { endpoint, apiKey } = serviceEndpoint({
+    endpoint: values.endpoint,
+    apiKey: values["api-key"],
+    dataDir: values["data-dir"],
+  });
   const get = (path: string) => request(endpoint, path, apiKey);
   if (action === "list") {
     const query = new URLSearchParams({ limit: values.limit ?? "20" });
@@ -96,11 +94,6 @@ async function request(
     throw new Error(`${response.status} from ${endpoint}${path}: ${body.message ?? "no message"}`);
   }
   return body;
-}
-
-function savedKey(dataDir: string | undefined): string | undefined {
-  const file = apiKeyFile(resolveDataDir(dataDir));
-  return existsSync(file) ? readFileSync(file, "utf8").trim() : undefined;
 }
 
 function flatten(nodes: readonly SpanNode[]): ExportedSpan[] {

@@ -16,6 +16,7 @@ import { errorStatuses } from "../http/api-error.js";
 import { analyticsQuerySchemas } from "../routes/analytics.js";
 import { listQuerySchema } from "../routes/traces.js";
 import { publishVersionSchema } from "../routes/versions.js";
+import { evaluationRoutes } from "./evaluation-routes.js";
 import {
   errorBodySchema,
   ingestResultSchema,
@@ -24,13 +25,9 @@ import {
   traceListSchema,
   versionListSchema,
 } from "./response-schemas.js";
+import { type ErrorResponses, json } from "./route-helpers.js";
 
-const json = (schema: z.ZodType, description: string) => ({
-  description,
-  content: { "application/json": { schema } },
-});
-
-const errorResponses = (...codes: Array<keyof typeof errorStatuses>) =>
+const errorResponses: ErrorResponses = (...codes) =>
   Object.fromEntries(codes.map((code) => [errorStatuses[code], json(errorBodySchema, code)]));
 
 const common = errorResponses("unauthorized", "rate_limited", "internal_error", "unavailable");
@@ -150,6 +147,7 @@ const routes: RouteConfig[] = [
       ...common,
     },
   },
+  ...evaluationRoutes(errorResponses, common),
 ];
 
 /** The OpenAPI 3.1 document of the API, generated from the zod schemas the routes use. */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { exportedSpanSchema, spanKinds } from "../../core/wire/index.js";
+import { scoreSchema } from "../../core/wire/scores.js";
 import { versionEventSchema, versionSchema } from "../../core/wire/versions.js";
 import { errorStatuses } from "../http/api-error.js";
 
@@ -60,7 +61,7 @@ export const traceDetailSchema = traceSummarySchema.extend({
       }),
     )
     .describe("root spans, each with its children nested"),
-  scores: z.array(z.record(z.string(), z.unknown())),
+  scores: z.array(scoreSchema),
 });
 
 export const versionListSchema = z.object({

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseTraceId } from "../../core/ids.js";
 import { ApiError } from "../http/api-error.js";
 
 const day = z
@@ -49,4 +50,16 @@ export function decodeCursor<T>(cursor: string, schema: z.ZodType<T>): T {
     throw new ApiError("invalid_request", "the cursor is not one this API gave out");
   }
   return parsed.data;
+}
+
+/** The 32-hex trace id of a `tr_…` (or `trace_…`) path or body value, or a 400 that says so. */
+export function traceHexOf(raw: string): string {
+  const hex = parseTraceId(raw);
+  if (hex === undefined) {
+    throw new ApiError(
+      "invalid_request",
+      `"${raw}" is not a trace id; use tr_ followed by 32 hex digits`,
+    );
+  }
+  return hex;
 }

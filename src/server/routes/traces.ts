@@ -1,15 +1,21 @@
 import type { DatabaseSync } from "node:sqlite";
 import { Hono } from "hono";
 import { z } from "zod";
-import { parseTraceId } from "../../core/ids.js";
 import type { ExportedSpan } from "../../core/wire/index.js";
 import { spanKinds } from "../../core/wire/index.js";
 import { describeIssues } from "../../core/zod-message.js";
 import { ApiError } from "../http/api-error.js";
 import type { AuthVariables } from "../http/auth.js";
+import type { ScoreStore } from "../store/scores.js";
 import type { SpanStore } from "../store/span-store.js";
 import { getTraceSummary, listTraces, type TraceCursor, traceTags } from "../store/trace-list.js";
-import { decodeCursor, encodeCursor, periodSchema, resolvePeriod } from "./query-params.js";
+import {
+  decodeCursor,
+  encodeCursor,
+  periodSchema,
+  resolvePeriod,
+  traceHexOf,
+} from "./query-params.js";
 
 export const listQuerySchema = z.strictObject({
   ...periodSchema.shape,
@@ -34,7 +40,7 @@ const cursorSchema: z.ZodType<TraceCursor> = z.strictObject({
 type SpanNode = ExportedSpan & { children: SpanNode[] };
 
 /** `GET /analytics/traces` (list, filter, sort, page) and `GET /traces/{trace_id}`. */
-export function traceRoutes(db: DatabaseSync, spans: SpanStore) {
+export function traceRoutes(db: DatabaseSync, spans: SpanStore, scores: ScoreStore) {
   return new Hono<{ Variables: AuthVariables }>()
     .get("/analytics/traces", (c) => {
       const parsed = listQuerySchema.safeParse(c.req.query());
@@ -68,14 +74,7 @@ export function traceRoutes(db: DatabaseSync, spans: SpanStore) {
       });
     })
     .get("/traces/:traceId", (c) => {
-      const raw = c.req.param("traceId");
-      const hex = parseTraceId(raw);
-      if (hex === undefined) {
-        throw new ApiError(
-          "invalid_request",
-          `"${raw}" is not a trace id; use tr_ followed by 32 hex digits`,
-        );
-      }
+      const hex = traceHexOf(c.req.param("traceId"));
       const projectId = c.get("project").id;
       const summary = getTraceSummary(db, projectId, hex);
       if (summary === undefined) throw new ApiError("not_found", `no trace tr_${hex}`);
@@ -83,7 +82,7 @@ export function traceRoutes(db: DatabaseSync, spans: SpanStore) {
         ...summary,
         tags: traceTags(db, projectId, hex),
         spans: toTree(spans.traceSpans(projectId, hex)),
-        scores: [],
+        scores: scores.forTrace(projectId, hex),
       });
     });
 }

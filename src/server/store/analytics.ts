@@ -1,3 +1,4 @@
+import { nearestRankPercentiles } from "../../core/percentiles.js";
 import type {
   AnalyticsGroupBy,
   CostReport,
@@ -16,7 +17,6 @@ import {
   type SpanCell,
   type TagCell,
 } from "./analytics-view.js";
-import { nearestRankPercentiles } from "./percentiles.js";
 
 export interface AnalyticsQuery {
   /** The period as asked for (YYYY-MM-DD, both included), echoed in the report. */

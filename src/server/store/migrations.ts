@@ -121,6 +121,49 @@ const steps: readonly string[] = [
   `
   DROP INDEX spans_by_start;
   `,
+  // 5: evaluations: scores on traces (computed, judged or given), test cases in datasets, and
+  // test runs with their results (kept as JSON: a run is written once and read whole).
+  `
+  CREATE TABLE scores (
+    id TEXT PRIMARY KEY,
+    project_id TEXT NOT NULL REFERENCES projects (id),
+    trace_id TEXT NOT NULL,
+    span_id TEXT,
+    name TEXT NOT NULL,
+    value REAL,
+    label TEXT,
+    reason TEXT,
+    source TEXT NOT NULL CHECK (source IN ('scorer', 'judge', 'human')),
+    scored_by TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX scores_by_trace ON scores (project_id, trace_id, created_at);
+
+  CREATE TABLE test_cases (
+    id TEXT PRIMARY KEY,
+    project_id TEXT NOT NULL REFERENCES projects (id),
+    dataset TEXT NOT NULL,
+    query TEXT NOT NULL,
+    expected_answer TEXT,
+    metadata TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    UNIQUE (project_id, dataset, query)
+  ) STRICT;
+
+  CREATE TABLE test_runs (
+    id TEXT PRIMARY KEY,
+    project_id TEXT NOT NULL REFERENCES projects (id),
+    name TEXT NOT NULL,
+    dataset TEXT,
+    version TEXT,
+    pass_threshold REAL NOT NULL,
+    created_at TEXT NOT NULL,
+    summary TEXT NOT NULL,
+    results TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX test_runs_by_project ON test_runs (project_id, created_at);
+  `,
 ];
 
 /** Applies the steps the database has not seen yet, each in its own transaction. */

@@ -13,6 +13,7 @@ import { ConsoleTreeExporter } from "../export/console-exporter.js";
 import { OtlpExporter } from "../export/otlp-exporter.js";
 import { type ModelPrice, PriceTable } from "../prices.js";
 import { aggregateChunks } from "../results/aggregate-chunks.js";
+import { type JudgeConfig, judgeConfigSchema } from "../scoring/judge-config.js";
 import { createSecretKeyRule } from "../serialize.js";
 import { installExitHooks } from "./lifecycle.js";
 import { type ExportMode, Runtime } from "./runtime.js";
@@ -52,6 +53,11 @@ export interface CairnConfig {
    * chat chunks give their text, anything else is kept as a list.
    */
   aggregateChunks?: (chunks: readonly unknown[]) => unknown;
+  /**
+   * The LLM judge of the scorers: any OpenAI-compatible chat-completions API. Default: the one
+   * in `CAIRN_JUDGE_BASE_URL`, `CAIRN_JUDGE_API_KEY` and `CAIRN_JUDGE_MODEL`, if set.
+   */
+  judge?: JudgeConfig;
 }
 
 const positiveInt = z.number().int().positive();
@@ -102,9 +108,16 @@ const configSchema = z.strictObject({
       error: "must be a function that turns the recorded chunks into one output",
     })
     .optional(),
+  judge: judgeConfigSchema.optional(),
 });
 
 let current: Runtime | undefined;
+let configuredJudge: JudgeConfig | undefined;
+
+/** The judge given to `configure({ judge })`, if any. */
+export function judgeSettings(): JudgeConfig | undefined {
+  return configuredJudge;
+}
 let configuredConnection: Connection | undefined;
 
 /** Where the Cairn service is, for the API clients (versions, analytics, scores). */
@@ -149,6 +162,7 @@ export function configure(config: CairnConfig = {}): void {
     );
   }
   const exporter = createExporter(options.exporter, endpoint, apiKey, options.serviceName, batch);
+  configuredJudge = options.judge;
   triedEnvironment = true;
   configuredConnection = endpoint === undefined ? undefined : { endpoint, apiKey };
   const previous = current;

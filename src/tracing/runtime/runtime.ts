@@ -13,6 +13,7 @@ import type { PriceTable } from "../prices.js";
 import { sdkName, sdkVersion } from "../sdk-info.js";
 import type { SerializeOptions } from "../serialize.js";
 import { CairnIdGenerator } from "./id-generator.js";
+import { traceWatchProcessor } from "./trace-watch.js";
 
 export type ExportMode = "batch" | "immediate";
 
@@ -63,7 +64,7 @@ export class Runtime implements SpanSettings {
           ? new AlwaysOnSampler()
           : new TraceIdRatioBasedSampler(settings.sampleRate),
       idGenerator: this.idGenerator,
-      spanProcessors: [this.processor],
+      spanProcessors: [traceWatchProcessor, this.processor],
       // Cairn bounds input and output itself; the rest keeps OpenTelemetry's limits.
       spanLimits: { attributeCountLimit: 256, eventCountLimit: 256 },
     });

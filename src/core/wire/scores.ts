@@ -1,0 +1,77 @@
+import { z } from "zod";
+
+const traceIdField = z.string().describe("tr_ + 32 hex (trace_ accepted)");
+const spanIdField = z
+  .string()
+  .regex(/^[0-9a-f]{16}$/, "must be 16 lowercase hex digits")
+  .describe("a span of the trace; default: the trace's root span");
+const scorerSlugField = z
+  .string()
+  .regex(
+    /^[a-z0-9][a-z0-9_-]{0,63}$/,
+    "must be lowercase letters, digits, _ and - (a built-in such as correctness, or a registered scorer)",
+  );
+
+/** `POST /scores` computing a scorer on what the trace recorded. */
+export const computeScoreRequestSchema = z.strictObject({
+  scorer_slug: scorerSlugField,
+  trace_id: traceIdField,
+  span_id: spanIdField.optional(),
+});
+
+/** `POST /scores` recording a score given by a person or another system. */
+export const givenScoreRequestSchema = z.strictObject({
+  trace_id: traceIdField,
+  span_id: spanIdField.optional(),
+  name: z.string().min(1).max(200),
+  value: z.number().min(0).max(1).describe("0 to 1, higher is better"),
+  comment: z.string().max(10_000).optional(),
+  label: z.string().max(200).optional(),
+});
+
+/** `POST /scores/judge`: grade with the LLM judge; with a trace_id, the score is stored on it. */
+export const judgeScoreRequestSchema = z
+  .strictObject({
+    scorer_slug: scorerSlugField.optional(),
+    criteria: z
+      .string()
+      .min(1)
+      .max(10_000)
+      .optional()
+      .describe("a rubric in plain words, instead of a scorer"),
+    input: z.string().max(1_000_000).optional(),
+    output: z.string().max(1_000_000).optional(),
+    expected: z.string().max(1_000_000).optional(),
+    context: z.union([z.string(), z.array(z.string())]).optional(),
+    trace_id: traceIdField.optional(),
+    span_id: spanIdField.optional(),
+  })
+  .refine((body) => (body.scorer_slug === undefined) !== (body.criteria === undefined), {
+    message: "give either scorer_slug or criteria, not both and not neither",
+  });
+
+/** A score as stored on a trace (or one of its spans). */
+export const scoreSchema = z.object({
+  score_id: z.string().describe("sc_ + 24 hex"),
+  trace_id: z.string(),
+  span_id: z.string().nullable(),
+  name: z.string().describe("the scorer slug, or the name given with the score"),
+  value: z.number().nullable().describe("0 to 1, higher is better; null when undecided"),
+  label: z.string().nullable(),
+  reason: z.string().nullable().describe("the scorer's reason, or the reviewer's comment"),
+  source: z.enum(["scorer", "judge", "human"]),
+  scored_by: z.string().describe("scorer:<slug>, judge:<model>, or the API key that posted it"),
+  created_at: z.string(),
+});
+
+/** What `POST /scores/judge` answers: the verdict, and the stored score when a trace was given. */
+export const judgeVerdictSchema = z.object({
+  score: z.number().nullable(),
+  label: z.string().nullable(),
+  reason: z.string(),
+  model: z.string(),
+  stored: scoreSchema.nullable(),
+});
+
+export type Score = z.infer<typeof scoreSchema>;
+export type JudgeVerdict = z.infer<typeof judgeVerdictSchema>;

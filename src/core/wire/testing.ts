@@ -1,0 +1,157 @@
+import { z } from "zod";
+
+const datasetName = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9 ._:/-]*$/, "letters, digits, spaces and . _ : / -")
+  .describe("the dataset the cases belong to; default: default");
+
+const caseFields = {
+  query: z.string().min(1).max(1_000_000).describe("the input of the case"),
+  expected_answer: z.string().max(1_000_000).nullable().optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+};
+
+/**
+ * `POST /testing/cases`: one case, or many in `cases`. A case is keyed by (dataset, query):
+ * posting the same query again updates its expected answer and metadata.
+ */
+export const createTestCaseRequestSchema = z.strictObject({
+  dataset: datasetName.optional(),
+  ...caseFields,
+});
+export const createTestCasesBatchSchema = z.strictObject({
+  dataset: datasetName.optional(),
+  cases: z.array(z.strictObject(caseFields)).min(1).max(10_000),
+});
+export const createTestCasesRequestSchema = z.union([
+  createTestCaseRequestSchema,
+  createTestCasesBatchSchema,
+]);
+
+export const testCaseSchema = z.object({
+  case_id: z.string().describe("tc_ + 24 hex"),
+  dataset: z.string(),
+  query: z.string(),
+  expected_answer: z.string().nullable(),
+  metadata: z.record(z.string(), z.unknown()),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+export const datasetSchema = z.object({
+  name: z.string(),
+  cases: z.number().int(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+/** One scorer's verdict on one case. */
+export const caseScoreSchema = z.strictObject({
+  score: z.number().min(0).max(1).nullable(),
+  label: z.string().max(200).optional(),
+  reason: z.string().max(10_000),
+});
+
+/** One case of a test run, as the runner recorded it. */
+export const testResultInputSchema = z.strictObject({
+  case_id: z.string().max(64).nullable().optional(),
+  query: z.string().max(1_000_000),
+  expected_answer: z.string().max(1_000_000).nullable().optional(),
+  output: z.string().max(1_000_000).nullable(),
+  error: z.string().max(100_000).nullable().optional(),
+  scores: z.record(z.string().min(1).max(64), caseScoreSchema),
+  latency_ms: z.number().nonnegative(),
+  cost_usd: z.number().nonnegative().nullable().optional(),
+  trace_id: z.string().max(64).nullable().optional(),
+});
+
+/** `POST /testing/runs`: a finished run, case by case; the summary is computed by the service. */
+export const createTestRunRequestSchema = z.strictObject({
+  name: z.string().min(1).max(200).optional(),
+  dataset: datasetName.nullable().optional(),
+  version: z.string().min(1).max(64).nullable().optional(),
+  pass_threshold: z
+    .number()
+    .min(0)
+    .max(1)
+    .default(0.5)
+    .describe("a case passes when it has no error and every score is at least this"),
+  results: z.array(testResultInputSchema).min(1).max(10_000),
+});
+
+export const testResultSchema = z.object({
+  case_id: z.string().nullable(),
+  query: z.string(),
+  expected_answer: z.string().nullable(),
+  output: z.string().nullable(),
+  error: z.string().nullable(),
+  scores: z.record(z.string(), caseScoreSchema),
+  latency_ms: z.number(),
+  cost_usd: z.number().nullable(),
+  trace_id: z.string().nullable(),
+  passed: z.boolean(),
+});
+
+export const testRunSummarySchema = z.object({
+  cases: z.number().int(),
+  passed: z.number().int(),
+  errors: z.number().int(),
+  pass_rate: z.number(),
+  mean_scores: z.record(z.string(), z.number().nullable()),
+  latency_ms: z.object({ p50: z.number().nullable(), p95: z.number().nullable() }),
+  total_cost_usd: z.number().nullable(),
+});
+
+export const testRunSchema = z.object({
+  run_id: z.string().describe("run_ + 24 hex"),
+  name: z.string(),
+  dataset: z.string().nullable(),
+  version: z.string().nullable(),
+  pass_threshold: z.number(),
+  created_at: z.string(),
+  summary: testRunSummarySchema,
+});
+
+export const testRunDetailSchema = testRunSchema.extend({ results: z.array(testResultSchema) });
+
+const scoreChangeSchema = z.object({
+  base: z.number().nullable(),
+  run: z.number().nullable(),
+  delta: z.number().nullable(),
+});
+
+export const caseChangeSchema = z.object({
+  case_id: z.string().nullable(),
+  query: z.string(),
+  base_passed: z.boolean(),
+  run_passed: z.boolean(),
+  scores: z.record(z.string(), scoreChangeSchema),
+});
+
+/** `GET /testing/runs/{a}/compare/{b}`: what changed from run a (the base) to run b. */
+export const testRunComparisonSchema = z.object({
+  base: testRunSchema,
+  run: testRunSchema,
+  regressions: z.array(caseChangeSchema),
+  improvements: z.array(caseChangeSchema),
+  unchanged: z.number().int(),
+  only_in_base: z.array(z.string()),
+  only_in_run: z.array(z.string()),
+  mean_score_deltas: z.record(z.string(), z.number().nullable()),
+  pass_rate_delta: z.number(),
+});
+
+export type CreateTestCasesRequest = z.input<typeof createTestCasesRequestSchema>;
+export type TestCase = z.infer<typeof testCaseSchema>;
+export type Dataset = z.infer<typeof datasetSchema>;
+export type CaseScore = z.infer<typeof caseScoreSchema>;
+export type TestResultInput = z.input<typeof testResultInputSchema>;
+export type CreateTestRunRequest = z.input<typeof createTestRunRequestSchema>;
+export type TestResult = z.infer<typeof testResultSchema>;
+export type TestRunSummary = z.infer<typeof testRunSummarySchema>;
+export type TestRun = z.infer<typeof testRunSchema>;
+export type TestRunDetail = z.infer<typeof testRunDetailSchema>;
+export type CaseChange = z.infer<typeof caseChangeSchema>;
+export type TestRunComparison = z.infer<typeof testRunComparisonSchema>;

@@ -1,0 +1,144 @@
+import type { RouteConfig } from "@asteasolutions/zod-to-openapi";
+import { z } from "zod";
+import {
+  computeScoreRequestSchema,
+  givenScoreRequestSchema,
+  judgeScoreRequestSchema,
+  judgeVerdictSchema,
+  scoreSchema,
+} from "../../core/wire/scores.js";
+import {
+  createTestCasesRequestSchema,
+  createTestRunRequestSchema,
+  datasetSchema,
+  testCaseSchema,
+  testRunComparisonSchema,
+  testRunDetailSchema,
+  testRunSchema,
+} from "../../core/wire/testing.js";
+import { casesQuerySchema, runsQuerySchema } from "../routes/testing.js";
+import { type ErrorResponses, json } from "./route-helpers.js";
+
+const body = (schema: z.ZodType) => ({
+  body: { content: { "application/json": { schema } } },
+});
+const runId = z.string().describe("run_ + 24 hex");
+
+/** The scoring and testing routes of the OpenAPI document. */
+export function evaluationRoutes(errors: ErrorResponses, common: object): RouteConfig[] {
+  return [
+    {
+      method: "post",
+      path: "/scores",
+      summary: "Score a trace: compute a scorer on what it recorded, or record a given score",
+      description:
+        "With scorer_slug, the service runs the scorer (correctness, faithfulness, toxicity, helpfulness, or one of its own) on the root span's input, output and expected output (or span_id's), with the documents of the trace's retrieval spans as context. Without it, {name, value, comment} records a score given by a person. Scores are 0 to 1, higher is better.",
+      request: body(z.union([computeScoreRequestSchema, givenScoreRequestSchema])),
+      responses: {
+        201: json(scoreSchema, "the stored score"),
+        ...errors("invalid_request", "not_found", "unsupported_media_type", "bad_gateway"),
+        ...common,
+      },
+    },
+    {
+      method: "get",
+      path: "/traces/{trace_id}/scores",
+      summary: "The scores of a trace, oldest first",
+      request: { params: z.object({ trace_id: z.string() }) },
+      responses: {
+        200: json(z.object({ trace_id: z.string(), scores: z.array(scoreSchema) }), "scores"),
+        ...errors("invalid_request", "not_found"),
+        ...common,
+      },
+    },
+    {
+      method: "post",
+      path: "/scores/judge",
+      summary: "Grade with the LLM judge, by a scorer or by criteria",
+      description:
+        "Texts may be given, or read from trace_id (then the verdict is stored on the trace). 503 when the service has no judge (CAIRN_JUDGE_BASE_URL, CAIRN_JUDGE_API_KEY, CAIRN_JUDGE_MODEL); 502 when the judge refuses or keeps failing. A malformed verdict, after the retries, is score null with the reason.",
+      request: body(judgeScoreRequestSchema),
+      responses: {
+        200: json(judgeVerdictSchema, "the verdict"),
+        ...errors("invalid_request", "not_found", "unsupported_media_type", "bad_gateway"),
+        ...common,
+      },
+    },
+    {
+      method: "post",
+      path: "/testing/cases",
+      summary: "Add test cases to a dataset (one, or many under cases)",
+      description: "A case is keyed by (dataset, query): the same query again updates it.",
+      request: body(createTestCasesRequestSchema),
+      responses: {
+        201: json(z.object({ cases: z.array(testCaseSchema) }), "the cases as stored"),
+        ...errors("invalid_request", "unsupported_media_type"),
+        ...common,
+      },
+    },
+    {
+      method: "get",
+      path: "/testing/cases",
+      summary: "The cases of a dataset, or of all",
+      request: { query: casesQuerySchema },
+      responses: {
+        200: json(z.object({ cases: z.array(testCaseSchema) }), "cases"),
+        ...errors("invalid_request"),
+        ...common,
+      },
+    },
+    {
+      method: "get",
+      path: "/testing/datasets",
+      summary: "The datasets, with their number of cases",
+      responses: {
+        200: json(z.object({ datasets: z.array(datasetSchema) }), "datasets"),
+        ...common,
+      },
+    },
+    {
+      method: "post",
+      path: "/testing/runs",
+      summary: "Record a finished test run; the service computes passes and the summary",
+      request: body(createTestRunRequestSchema),
+      responses: {
+        201: json(testRunDetailSchema, "the run"),
+        ...errors("invalid_request", "unsupported_media_type"),
+        ...common,
+      },
+    },
+    {
+      method: "get",
+      path: "/testing/runs",
+      summary: "The latest runs, newest first, without their results",
+      request: { query: runsQuerySchema },
+      responses: {
+        200: json(z.object({ runs: z.array(testRunSchema) }), "runs"),
+        ...errors("invalid_request"),
+        ...common,
+      },
+    },
+    {
+      method: "get",
+      path: "/testing/runs/{run_id}",
+      summary: "A run with its results, case by case",
+      request: { params: z.object({ run_id: runId }) },
+      responses: {
+        200: json(testRunDetailSchema, "the run"),
+        ...errors("invalid_request", "not_found"),
+        ...common,
+      },
+    },
+    {
+      method: "get",
+      path: "/testing/runs/{base_run_id}/compare/{run_id}",
+      summary: "Regressions and improvements from a base run to another",
+      request: { params: z.object({ base_run_id: runId, run_id: runId }) },
+      responses: {
+        200: json(testRunComparisonSchema, "the comparison"),
+        ...errors("invalid_request", "not_found"),
+        ...common,
+      },
+    },
+  ];
+}

@@ -1,0 +1,198 @@
+import { Hono } from "hono";
+import type { z } from "zod";
+import { ConfigurationError, JudgeError } from "../../core/errors/index.js";
+import {
+  computeScoreRequestSchema,
+  givenScoreRequestSchema,
+  judgeScoreRequestSchema,
+} from "../../core/wire/scores.js";
+import { describeIssues } from "../../core/zod-message.js";
+import { runScorer } from "../../tracing/scoring/run-scorer.js";
+import type { JudgeGrader, ScoreResult, Scorer, ScorerInput } from "../../tracing/scoring/types.js";
+import { scoringInputFromTrace } from "../evaluation/trace-scoring.js";
+import { ApiError } from "../http/api-error.js";
+import type { AuthVariables } from "../http/auth.js";
+import { readJson } from "../http/read-json.js";
+import type { ScoreStore } from "../store/scores.js";
+import type { SpanStore } from "../store/span-store.js";
+import { traceHexOf } from "./query-params.js";
+
+export interface ScoreRouteParts {
+  readonly spans: SpanStore;
+  readonly scores: ScoreStore;
+  /** The scorer under a slug: the service's own, the built-ins, the registered ones. */
+  readonly findScorer: (slug: string) => Scorer | undefined;
+  /** The LLM judge of a project, when the service has one (CAIRN_JUDGE_*). */
+  readonly judgeFor: ((projectId: string) => JudgeGrader) | undefined;
+}
+
+const noJudge =
+  "this service has no LLM judge: start it with CAIRN_JUDGE_BASE_URL, CAIRN_JUDGE_API_KEY and CAIRN_JUDGE_MODEL set (any OpenAI-compatible chat-completions endpoint)";
+
+function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) throw new ApiError("invalid_request", describeIssues(parsed.error));
+  return parsed.data;
+}
+
+/** Scorer and judge failures are the judge's, not the client's: 502, with what to do. */
+function asGatewayError(error: unknown): never {
+  if (JudgeError.isInstance(error)) throw new ApiError("bad_gateway", error.message);
+  throw error;
+}
+
+/** Scores: computed on a recorded trace, given by a reviewer, or graded by the LLM judge. */
+export function scoreRoutes(parts: ScoreRouteParts) {
+  const { spans, scores } = parts;
+
+  const traceSpans = (projectId: string, traceHex: string) => {
+    const recorded = spans.traceSpans(projectId, traceHex);
+    if (recorded.length === 0) throw new ApiError("not_found", `no trace tr_${traceHex}`);
+    return recorded;
+  };
+
+  const scorerFor = (slug: string) => {
+    const scorer = parts.findScorer(slug);
+    if (scorer === undefined) {
+      throw new ApiError(
+        "not_found",
+        `no scorer "${slug}"; the built-ins are correctness, faithfulness, toxicity and helpfulness`,
+      );
+    }
+    return scorer;
+  };
+
+  const score = async (
+    projectId: string,
+    slug: string,
+    scorer: Scorer,
+    input: ScorerInput,
+  ): Promise<ScoreResult> => {
+    const judge = parts.judgeFor?.(projectId);
+    try {
+      return await runScorer(slug, scorer, input, { judge }, { judgeErrors: "throw" });
+    } catch (error) {
+      // A scorer that needs the judge, on a service without one.
+      if (judge === undefined && ConfigurationError.isInstance(error)) {
+        throw new ApiError("unavailable", `the ${slug} scorer needs an LLM judge, and ${noJudge}`);
+      }
+      return asGatewayError(error);
+    }
+  };
+
+  return new Hono<{ Variables: AuthVariables }>()
+    .post("/scores", async (c) => {
+      const body = await readJson(c.req.raw);
+      const projectId = c.get("project").id;
+      if (typeof body === "object" && body !== null && "scorer_slug" in body) {
+        const request = parseBody(computeScoreRequestSchema, body);
+        const traceHex = traceHexOf(request.trace_id);
+        const scorer = scorerFor(request.scorer_slug);
+        const target = scoringInputFromTrace(
+          `tr_${traceHex}`,
+          traceSpans(projectId, traceHex),
+          request.span_id,
+        );
+        const result = await score(projectId, request.scorer_slug, scorer, target.input);
+        const stored = scores.add(projectId, {
+          traceHex,
+          spanId: request.span_id ?? null,
+          name: request.scorer_slug,
+          value: result.score,
+          label: result.label ?? null,
+          reason: result.reason,
+          source: "scorer",
+          scoredBy: `scorer:${request.scorer_slug}`,
+        });
+        return c.json(stored, 201);
+      }
+      const request = parseBody(givenScoreRequestSchema, body);
+      const traceHex = traceHexOf(request.trace_id);
+      const recorded = traceSpans(projectId, traceHex);
+      if (
+        request.span_id !== undefined &&
+        !recorded.some((span) => span.span_id === request.span_id)
+      ) {
+        throw new ApiError("not_found", `trace tr_${traceHex} has no span ${request.span_id}`);
+      }
+      const stored = scores.add(projectId, {
+        traceHex,
+        spanId: request.span_id ?? null,
+        name: request.name,
+        value: request.value,
+        label: request.label ?? null,
+        reason: request.comment ?? null,
+        source: "human",
+        scoredBy: c.get("actor"),
+      });
+      return c.json(stored, 201);
+    })
+    .get("/traces/:traceId/scores", (c) => {
+      const projectId = c.get("project").id;
+      const traceHex = traceHexOf(c.req.param("traceId"));
+      traceSpans(projectId, traceHex);
+      return c.json({ trace_id: `tr_${traceHex}`, scores: scores.forTrace(projectId, traceHex) });
+    })
+    .post("/scores/judge", async (c) => {
+      const request = parseBody(judgeScoreRequestSchema, await readJson(c.req.raw));
+      const projectId = c.get("project").id;
+      const judge = parts.judgeFor?.(projectId);
+      if (judge === undefined) throw new ApiError("unavailable", noJudge);
+      const traceHex = request.trace_id === undefined ? undefined : traceHexOf(request.trace_id);
+      // From the trace what the request leaves out; the request's own fields win.
+      const recorded =
+        traceHex === undefined
+          ? undefined
+          : scoringInputFromTrace(
+              `tr_${traceHex}`,
+              traceSpans(projectId, traceHex),
+              request.span_id,
+            ).input;
+      const context =
+        request.context === undefined
+          ? recorded?.context
+          : typeof request.context === "string"
+            ? [request.context]
+            : request.context;
+      const output = request.output ?? recorded?.output;
+      if (output === undefined) {
+        throw new ApiError(
+          "invalid_request",
+          "give the output to grade, or a trace_id to read it from",
+        );
+      }
+      const input: ScorerInput = {
+        input: request.input ?? recorded?.input,
+        output,
+        expected: request.expected ?? recorded?.expected,
+        context,
+      };
+      const name = request.scorer_slug ?? "criteria";
+      const result =
+        request.scorer_slug === undefined
+          ? await judge
+              .grade({ name, rubric: request.criteria as string, ...input })
+              .catch(asGatewayError)
+          : await score(projectId, request.scorer_slug, scorerFor(request.scorer_slug), input);
+      const stored =
+        traceHex === undefined
+          ? null
+          : scores.add(projectId, {
+              traceHex,
+              spanId: request.span_id ?? null,
+              name,
+              value: result.score,
+              label: result.label ?? null,
+              reason: result.reason,
+              source: "judge",
+              scoredBy: `judge:${judge.model}`,
+            });
+      return c.json({
+        score: result.score,
+        label: result.label ?? null,
+        reason: result.reason,
+        model: judge.model,
+        stored,
+      });
+    });
+}

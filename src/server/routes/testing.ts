@@ -1,0 +1,82 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import { compareRuns } from "../../core/test-runs.js";
+import {
+  createTestCaseRequestSchema,
+  createTestCasesBatchSchema,
+  createTestRunRequestSchema,
+} from "../../core/wire/testing.js";
+import { describeIssues } from "../../core/zod-message.js";
+import { ApiError } from "../http/api-error.js";
+import type { AuthVariables } from "../http/auth.js";
+import { readJson } from "../http/read-json.js";
+import type { TestingStore } from "../store/testing.js";
+
+const defaultDataset = "default";
+const runIdPattern = /^run_[0-9a-f]{24}$/;
+
+export const casesQuerySchema = z.strictObject({ dataset: z.string().min(1).optional() });
+export const runsQuerySchema = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+
+function checkRunId(runId: string): string {
+  if (!runIdPattern.test(runId)) {
+    throw new ApiError(
+      "invalid_request",
+      `"${runId}" is not a test run id; use the run_… id that POST /testing/runs returned`,
+    );
+  }
+  return runId;
+}
+
+/** Test cases in named datasets, test runs, and the comparison of two runs. */
+export function testingRoutes(testing: TestingStore) {
+  const findRun = (projectId: string, runId: string) => {
+    const run = testing.run(projectId, checkRunId(runId));
+    if (run === undefined) throw new ApiError("not_found", `no test run ${runId}`);
+    return run;
+  };
+
+  return new Hono<{ Variables: AuthVariables }>()
+    .post("/testing/cases", async (c) => {
+      const body = await readJson(c.req.raw);
+      // One case, or many under `cases`: checked against the form the body chose.
+      const batch = typeof body === "object" && body !== null && "cases" in body;
+      const parsed = (batch ? createTestCasesBatchSchema : createTestCaseRequestSchema).safeParse(
+        body,
+      );
+      if (!parsed.success) throw new ApiError("invalid_request", describeIssues(parsed.error));
+      const request = parsed.data;
+      const cases = "cases" in request ? request.cases : [request];
+      const stored = testing.upsertCases(
+        c.get("project").id,
+        request.dataset ?? defaultDataset,
+        cases,
+      );
+      return c.json({ cases: stored }, 201);
+    })
+    .get("/testing/cases", (c) => {
+      const parsed = casesQuerySchema.safeParse(c.req.query());
+      if (!parsed.success) throw new ApiError("invalid_request", describeIssues(parsed.error));
+      return c.json({ cases: testing.cases(c.get("project").id, parsed.data.dataset) });
+    })
+    .get("/testing/datasets", (c) => c.json({ datasets: testing.datasets(c.get("project").id) }))
+    .post("/testing/runs", async (c) => {
+      const parsed = createTestRunRequestSchema.safeParse(await readJson(c.req.raw));
+      if (!parsed.success) throw new ApiError("invalid_request", describeIssues(parsed.error));
+      return c.json(testing.addRun(c.get("project").id, parsed.data), 201);
+    })
+    .get("/testing/runs", (c) => {
+      const parsed = runsQuerySchema.safeParse(c.req.query());
+      if (!parsed.success) throw new ApiError("invalid_request", describeIssues(parsed.error));
+      return c.json({ runs: testing.runs(c.get("project").id, parsed.data.limit) });
+    })
+    .get("/testing/runs/:runId", (c) => c.json(findRun(c.get("project").id, c.req.param("runId"))))
+    .get("/testing/runs/:baseId/compare/:runId", (c) => {
+      const projectId = c.get("project").id;
+      const base = findRun(projectId, c.req.param("baseId"));
+      const run = findRun(projectId, c.req.param("runId"));
+      return c.json(compareRuns(base, run));
+    });
+}

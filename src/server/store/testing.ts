@@ -1,0 +1,200 @@
+import { randomBytes } from "node:crypto";
+import type { DatabaseSync } from "node:sqlite";
+import { casePassed, summarizeResults } from "../../core/test-runs.js";
+import type {
+  Dataset,
+  TestCase,
+  TestResult,
+  TestRun,
+  TestRunDetail,
+} from "../../core/wire/testing.js";
+import { transaction } from "./database.js";
+
+export interface CaseInput {
+  readonly query: string;
+  readonly expected_answer?: string | null | undefined;
+  readonly metadata?: Record<string, unknown> | undefined;
+}
+
+export interface RunInput {
+  readonly name?: string | undefined;
+  readonly dataset?: string | null | undefined;
+  readonly version?: string | null | undefined;
+  readonly pass_threshold: number;
+  readonly results: ReadonlyArray<{
+    readonly case_id?: string | null | undefined;
+    readonly query: string;
+    readonly expected_answer?: string | null | undefined;
+    readonly output: string | null;
+    readonly error?: string | null | undefined;
+    readonly scores: TestResult["scores"];
+    readonly latency_ms: number;
+    readonly cost_usd?: number | null | undefined;
+    readonly trace_id?: string | null | undefined;
+  }>;
+}
+
+interface CaseRow {
+  id: string;
+  dataset: string;
+  query: string;
+  expected_answer: string | null;
+  metadata: string;
+  created_at: string;
+  updated_at: string;
+}
+
+interface RunRow {
+  id: string;
+  name: string;
+  dataset: string | null;
+  version: string | null;
+  pass_threshold: number;
+  created_at: string;
+  summary: string;
+  results: string;
+}
+
+/** Test cases grouped in named datasets, and the runs made over them. */
+export class TestingStore {
+  constructor(private readonly db: DatabaseSync) {}
+
+  /**
+   * Adds cases to a dataset. A case is keyed by its query: posting the same query again updates
+   * its expected answer and metadata, and keeps its id.
+   */
+  upsertCases(projectId: string, dataset: string, cases: readonly CaseInput[]): TestCase[] {
+    const upsert = this.db.prepare(`
+      INSERT INTO test_cases (id, project_id, dataset, query, expected_answer, metadata,
+        created_at, updated_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (project_id, dataset, query) DO UPDATE SET
+        expected_answer = excluded.expected_answer,
+        metadata = excluded.metadata,
+        updated_at = excluded.updated_at
+      RETURNING *`);
+    return transaction(this.db, () => {
+      const now = new Date().toISOString();
+      return cases.map((each) => {
+        const row = upsert.get(
+          `tc_${randomBytes(12).toString("hex")}`,
+          projectId,
+          dataset,
+          each.query,
+          each.expected_answer ?? null,
+          JSON.stringify(each.metadata ?? {}),
+          now,
+          now,
+        ) as unknown as CaseRow;
+        return toCase(row);
+      });
+    });
+  }
+
+  /** The cases of a dataset (every dataset when undefined), oldest first. */
+  cases(projectId: string, dataset?: string): TestCase[] {
+    const rows = (dataset === undefined
+      ? this.db
+          .prepare("SELECT * FROM test_cases WHERE project_id = ? ORDER BY dataset, rowid")
+          .all(projectId)
+      : this.db
+          .prepare("SELECT * FROM test_cases WHERE project_id = ? AND dataset = ? ORDER BY rowid")
+          .all(projectId, dataset)) as unknown as CaseRow[];
+    return rows.map(toCase);
+  }
+
+  datasets(projectId: string): Dataset[] {
+    return this.db
+      .prepare(`
+        SELECT dataset AS name, count(*) AS cases, min(created_at) AS created_at,
+          max(updated_at) AS updated_at
+        FROM test_cases WHERE project_id = ? GROUP BY dataset ORDER BY dataset`)
+      .all(projectId) as unknown as Dataset[];
+  }
+
+  /** Records a finished run; each case's pass and the summary are computed here. */
+  addRun(projectId: string, input: RunInput): TestRunDetail {
+    const results: TestResult[] = input.results.map((each) => ({
+      case_id: each.case_id ?? null,
+      query: each.query,
+      expected_answer: each.expected_answer ?? null,
+      output: each.output,
+      error: each.error ?? null,
+      scores: each.scores,
+      latency_ms: each.latency_ms,
+      cost_usd: each.cost_usd ?? null,
+      trace_id: each.trace_id ?? null,
+      passed: casePassed(each, input.pass_threshold),
+    }));
+    const createdAt = new Date().toISOString();
+    const run: TestRunDetail = {
+      run_id: `run_${randomBytes(12).toString("hex")}`,
+      name: input.name ?? `run ${createdAt}`,
+      dataset: input.dataset ?? null,
+      version: input.version ?? null,
+      pass_threshold: input.pass_threshold,
+      created_at: createdAt,
+      summary: summarizeResults(results),
+      results,
+    };
+    this.db
+      .prepare(`
+        INSERT INTO test_runs (id, project_id, name, dataset, version, pass_threshold,
+          created_at, summary, results)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+      .run(
+        run.run_id,
+        projectId,
+        run.name,
+        run.dataset,
+        run.version,
+        run.pass_threshold,
+        run.created_at,
+        JSON.stringify(run.summary),
+        JSON.stringify(results),
+      );
+    return run;
+  }
+
+  run(projectId: string, runId: string): TestRunDetail | undefined {
+    const row = this.db
+      .prepare("SELECT * FROM test_runs WHERE project_id = ? AND id = ?")
+      .get(projectId, runId) as unknown as RunRow | undefined;
+    if (row === undefined) return undefined;
+    return { ...toRun(row), results: JSON.parse(row.results) as TestResult[] };
+  }
+
+  /** Runs, newest first, without their results. */
+  runs(projectId: string, limit: number): TestRun[] {
+    const rows = this.db
+      .prepare(`
+        SELECT id, name, dataset, version, pass_threshold, created_at, summary FROM test_runs
+        WHERE project_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?`)
+      .all(projectId, limit) as unknown as RunRow[];
+    return rows.map(toRun);
+  }
+}
+
+function toCase(row: CaseRow): TestCase {
+  return {
+    case_id: row.id,
+    dataset: row.dataset,
+    query: row.query,
+    expected_answer: row.expected_answer,
+    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+function toRun(row: RunRow): TestRun {
+  return {
+    run_id: row.id,
+    name: row.name,
+    dataset: row.dataset,
+    version: row.version,
+    pass_threshold: row.pass_threshold,
+    created_at: row.created_at,
+    summary: JSON.parse(row.summary) as TestRun["summary"],
+  };
+}

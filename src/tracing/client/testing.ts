@@ -1,0 +1,112 @@
+import { z } from "zod";
+import { ConfigurationError } from "../../core/errors/index.js";
+import type {
+  CreateTestRunRequest,
+  Dataset,
+  TestCase,
+  TestRun,
+  TestRunComparison,
+  TestRunDetail,
+} from "../../core/wire/testing.js";
+import { describeIssues } from "../../core/zod-message.js";
+import { requestService } from "./request.js";
+
+/**
+ * A test case as the SDK takes it: `query` and `expected_answer` as the API names them, or
+ * `input` and `expected_output`.
+ */
+export interface TestCaseInput {
+  query?: string;
+  input?: string;
+  expected_answer?: string | null;
+  expected_output?: string | null;
+  metadata?: Record<string, unknown>;
+}
+
+const caseInputSchema = z
+  .strictObject({
+    query: z.string().min(1).optional(),
+    input: z.string().min(1).optional(),
+    expected_answer: z.string().nullable().optional(),
+    expected_output: z.string().nullable().optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+  })
+  .refine((each) => (each.query === undefined) !== (each.input === undefined), {
+    message: "give the case's query (or input), once",
+  })
+  .refine((each) => each.expected_answer === undefined || each.expected_output === undefined, {
+    message: "give expected_answer or expected_output, not both",
+  });
+
+/** A case in the API's names; throws a ConfigurationError naming the bad case. */
+export function toApiCase(each: TestCaseInput, index: number, where: string) {
+  const parsed = caseInputSchema.safeParse(each);
+  if (!parsed.success) {
+    throw new ConfigurationError(`${where}: case ${index}: ${describeIssues(parsed.error)}`);
+  }
+  const { query, input, expected_answer, expected_output, metadata } = parsed.data;
+  return {
+    query: (query ?? input) as string,
+    expected_answer: expected_answer ?? expected_output ?? null,
+    ...(metadata === undefined ? {} : { metadata }),
+  };
+}
+
+/**
+ * Adds cases to a dataset on the service (default dataset: `default`). A case is keyed by its
+ * query: adding the same query again updates its expected answer.
+ *
+ * @example
+ * await createTestCases("refunds", [
+ *   { input: "How long do refunds take?", expected_output: "5 business days" },
+ * ]);
+ */
+export async function createTestCases(
+  dataset: string,
+  cases: readonly TestCaseInput[],
+): Promise<TestCase[]> {
+  const body = {
+    dataset,
+    cases: cases.map((each, index) => toApiCase(each, index, "createTestCases()")),
+  };
+  const answer = await requestService<{ cases: TestCase[] }>("POST", "/testing/cases", body);
+  return answer.cases;
+}
+
+/** The cases of a dataset, oldest first. */
+export async function listTestCases(dataset?: string): Promise<TestCase[]> {
+  const query = dataset === undefined ? "" : `?dataset=${encodeURIComponent(dataset)}`;
+  const answer = await requestService<{ cases: TestCase[] }>("GET", `/testing/cases${query}`);
+  return answer.cases;
+}
+
+/** The datasets of the project, with their number of cases. */
+export async function listDatasets(): Promise<Dataset[]> {
+  return (await requestService<{ datasets: Dataset[] }>("GET", "/testing/datasets")).datasets;
+}
+
+/** Records a finished test run (`runTests()` does this for you). */
+export function recordTestRun(run: CreateTestRunRequest): Promise<TestRunDetail> {
+  return requestService<TestRunDetail>("POST", "/testing/runs", run);
+}
+
+/** A test run with its results, case by case. */
+export function getTestRun(runId: string): Promise<TestRunDetail> {
+  return requestService<TestRunDetail>("GET", `/testing/runs/${encodeURIComponent(runId)}`);
+}
+
+/** The latest test runs, newest first, without their results. */
+export async function listTestRuns(limit = 50): Promise<TestRun[]> {
+  return (await requestService<{ runs: TestRun[] }>("GET", `/testing/runs?limit=${limit}`)).runs;
+}
+
+/**
+ * What changed from `baseRunId` to `runId`: regressions and improvements case by case, and the
+ * change of each scorer's mean and of the pass rate.
+ */
+export function compareTestRuns(baseRunId: string, runId: string): Promise<TestRunComparison> {
+  return requestService<TestRunComparison>(
+    "GET",
+    `/testing/runs/${encodeURIComponent(baseRunId)}/compare/${encodeURIComponent(runId)}`,
+  );
+}

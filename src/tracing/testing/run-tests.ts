@@ -1,0 +1,320 @@
+import type { ReadableSpan } from "@opentelemetry/sdk-trace";
+import { ConfigurationError } from "../../core/errors/index.js";
+import { casePassed, summarizeResults } from "../../core/test-runs.js";
+import type { CaseScore, TestResult, TestRunSummary } from "../../core/wire/testing.js";
+import { attributes as names } from "../attributes.js";
+import { listTestCases, recordTestRun, type TestCaseInput, toApiCase } from "../client/testing.js";
+import { currentSpan } from "../current-span.js";
+import { observe } from "../observe.js";
+import { flush, serviceConnection } from "../runtime/configure.js";
+import { watchTrace } from "../runtime/trace-watch.js";
+import { activeJudge } from "../scoring/configured-judge.js";
+import { recordedDocuments, recordedText } from "../scoring/recorded-text.js";
+import { findScorer } from "../scoring/registry.js";
+import { runScorer } from "../scoring/run-scorer.js";
+import type { Scorer } from "../scoring/types.js";
+
+/** One case as the task sees it. */
+export interface TestCaseRun {
+  readonly caseId: string | null;
+  readonly query: string;
+  readonly expected: string | null;
+  readonly metadata: Readonly<Record<string, unknown>>;
+}
+
+/** A scorer by slug (built-in or registered), or your own function under a name. */
+export type TestScorer = string | { readonly name: string; readonly scorer: Scorer };
+
+export interface RunTestsOptions {
+  /** A dataset stored on the service (`createTestCases`), read at the start of the run. */
+  dataset?: string;
+  /** Cases given here, instead of a dataset: `query`/`expected_answer` or `input`/`expected_output`. */
+  cases?: readonly TestCaseInput[];
+  /** Your app: called with each case's query; what it returns (or resolves) is scored. */
+  task: (query: string, testCase: TestCaseRun) => unknown;
+  /** Default: `["correctness"]`. */
+  scorers?: readonly TestScorer[];
+  /** Cases run at the same time. Default 4. */
+  concurrency?: number;
+  /** The version of the app under test, recorded on the run and its traces. */
+  version?: string;
+  /** A name for the run. Default: the dataset and the time. */
+  name?: string;
+  /** A case passes when every score is at least this. Default 0.5. */
+  passThreshold?: number;
+  /**
+   * Records the run on the service (`POST /testing/runs`). Default: when a service is
+   * configured. `true` without one is an error.
+   */
+  upload?: boolean;
+  /** Called as each case finishes, in the order they finish. */
+  onProgress?: (done: number, total: number, result: TestResult) => void;
+}
+
+/** What `runTests()` returns. */
+export interface TestReport {
+  /** The run's id on the service; undefined when it was not recorded. */
+  readonly runId: string | undefined;
+  readonly name: string;
+  readonly dataset: string | null;
+  readonly version: string | null;
+  readonly passThreshold: number;
+  readonly summary: TestRunSummary;
+  readonly results: readonly TestResult[];
+  /** Up to 5 cases that did worst (errors first, then the lowest mean score); perfect ones left out. */
+  readonly worst: readonly TestResult[];
+}
+
+interface ResolvedCase extends TestCaseRun {}
+
+/**
+ * Runs every case through `task` inside `observe()` (one trace per case), scores the output,
+ * and records the run on the service: a report with the pass rate, the mean score per scorer,
+ * latency percentiles, the total cost (the cost of every span of the cases' traces) and the
+ * worst cases.
+ *
+ * @example
+ * const report = await runTests({
+ *   dataset: "refunds",
+ *   task: (question) => answer(question),
+ *   scorers: ["correctness", "faithfulness"],
+ *   version: "1.4.0",
+ * });
+ * console.log(formatTestReport(report));
+ */
+export async function runTests(options: RunTestsOptions): Promise<TestReport> {
+  const settings = checkOptions(options);
+  const cases = await resolveCases(options);
+  const judge = activeJudge();
+  const results: TestResult[] = new Array(cases.length);
+  let next = 0;
+  let done = 0;
+  const worker = async () => {
+    for (let index = next++; index < cases.length; index = next++) {
+      const testCase = cases[index] as ResolvedCase;
+      const result = await runCase(testCase, options, settings, judge);
+      results[index] = result;
+      done++;
+      options.onProgress?.(done, cases.length, result);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(settings.concurrency, cases.length) }, worker));
+  // The cases' traces go out now, so the run's trace ids can be opened on the service.
+  await flush().catch(() => undefined);
+
+  const name = options.name ?? `${options.dataset ?? "cases"} ${new Date().toISOString()}`;
+  const summary = summarizeResults(results);
+  let runId: string | undefined;
+  if (settings.upload) {
+    const recorded = await recordTestRun({
+      name,
+      dataset: options.dataset ?? null,
+      version: options.version ?? null,
+      pass_threshold: settings.passThreshold,
+      results: results.map(({ passed: _passed, ...result }) => result),
+    });
+    runId = recorded.run_id;
+  }
+  return {
+    runId,
+    name,
+    dataset: options.dataset ?? null,
+    version: options.version ?? null,
+    passThreshold: settings.passThreshold,
+    summary,
+    results,
+    worst: worstCases(results),
+  };
+}
+
+interface Settings {
+  readonly scorers: ReadonlyArray<{ readonly name: string; readonly scorer: Scorer }>;
+  readonly concurrency: number;
+  readonly passThreshold: number;
+  readonly upload: boolean;
+}
+
+function checkOptions(options: RunTestsOptions): Settings {
+  const fail = (message: string): never => {
+    throw new ConfigurationError(`runTests(): ${message}`);
+  };
+  if (typeof options?.task !== "function") fail("task must be a function of the case's query");
+  if ((options.dataset === undefined) === (options.cases === undefined)) {
+    fail("give a dataset (stored on the service) or cases, one of them");
+  }
+  const concurrency = options.concurrency ?? 4;
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) {
+    fail(`concurrency must be a whole number from 1 to 64 (got ${String(concurrency)})`);
+  }
+  const passThreshold = options.passThreshold ?? 0.5;
+  if (typeof passThreshold !== "number" || !(passThreshold >= 0 && passThreshold <= 1)) {
+    fail(`passThreshold must be a number from 0 to 1 (got ${String(passThreshold)})`);
+  }
+  const scorers = (options.scorers ?? ["correctness"]).map((each) => {
+    if (typeof each === "string") {
+      const scorer = findScorer(each);
+      if (scorer === undefined) {
+        fail(
+          `no scorer "${each}"; use a built-in (correctness, faithfulness, toxicity, helpfulness), registerScorer() yours, or pass { name, scorer }`,
+        );
+      }
+      return { name: each, scorer: scorer as Scorer };
+    }
+    if (typeof each?.name !== "string" || typeof each.scorer !== "function") {
+      fail("a scorer is a slug or { name, scorer: (input, context) => { score, reason } }");
+    }
+    return each;
+  });
+  if (scorers.length === 0) fail("give at least one scorer");
+  const hasService = serviceConnection() !== undefined;
+  if (options.upload === true && !hasService) {
+    fail(
+      "upload: true needs the Cairn service: configure({ endpoint, apiKey }) or set CAIRN_ENDPOINT",
+    );
+  }
+  return { scorers, concurrency, passThreshold, upload: options.upload ?? hasService };
+}
+
+async function resolveCases(options: RunTestsOptions): Promise<ResolvedCase[]> {
+  if (options.cases !== undefined) {
+    if (options.cases.length === 0) throw new ConfigurationError("runTests(): cases is empty");
+    return options.cases.map((each, index) => {
+      const apiCase = toApiCase(each, index, "runTests()");
+      return {
+        caseId: null,
+        query: apiCase.query,
+        expected: apiCase.expected_answer,
+        metadata: apiCase.metadata ?? {},
+      };
+    });
+  }
+  const stored = await listTestCases(options.dataset);
+  if (stored.length === 0) {
+    throw new ConfigurationError(
+      `runTests(): the dataset "${options.dataset}" has no cases; add some with createTestCases()`,
+    );
+  }
+  return stored.map((each) => ({
+    caseId: each.case_id,
+    query: each.query,
+    expected: each.expected_answer,
+    metadata: each.metadata,
+  }));
+}
+
+/** What the spans of a case's trace add up to. */
+interface TraceFacts {
+  costUsd: number | null;
+  documents: string[];
+}
+
+function collect(facts: TraceFacts, span: ReadableSpan): void {
+  const cost = span.attributes[names.costUsd];
+  if (typeof cost === "number") facts.costUsd = (facts.costUsd ?? 0) + cost;
+  if (span.attributes[names.openInferenceKind] === "RETRIEVER") {
+    const output = span.attributes[names.outputValue];
+    if (typeof output === "string") facts.documents.push(...recordedDocuments(output));
+  }
+}
+
+async function runCase(
+  testCase: ResolvedCase,
+  options: RunTestsOptions,
+  settings: Settings,
+  judge: ReturnType<typeof activeJudge>,
+): Promise<TestResult> {
+  const facts: TraceFacts = { costUsd: null, documents: [] };
+  let stopWatching: (() => void) | undefined;
+  let traceId: string | null = null;
+  const observed = observe(
+    async (query: string) => {
+      const span = currentSpan();
+      if (span.isRecording) {
+        traceId = span.traceId;
+        stopWatching = watchTrace(span.traceId.slice(3), (ended) => collect(facts, ended));
+      }
+      return options.task(query, testCase);
+    },
+    {
+      kind: "chain",
+      spanName: "test case",
+      tags: ["cairn.test"],
+      ...(testCase.expected === null ? {} : { expectedOutput: testCase.expected }),
+      ...(options.version === undefined ? {} : { version: options.version }),
+      metadata: { case_id: testCase.caseId, dataset: options.dataset ?? null },
+    },
+  );
+  const started = performance.now();
+  let output: string | null = null;
+  let error: string | null = null;
+  try {
+    const value = await observed(testCase.query);
+    output = textOfOutput(value);
+  } catch (caught) {
+    error = caught instanceof Error ? `${caught.name}: ${caught.message}` : String(caught);
+  } finally {
+    stopWatching?.();
+  }
+  const latencyMs = performance.now() - started;
+  const scores: Record<string, CaseScore> = {};
+  for (const { name, scorer } of settings.scorers) {
+    scores[name] =
+      output === null
+        ? { score: null, reason: "not scored: the task failed" }
+        : await runScorer(
+            name,
+            scorer,
+            {
+              input: testCase.query,
+              output,
+              expected: testCase.expected ?? undefined,
+              context: facts.documents.length === 0 ? undefined : facts.documents,
+            },
+            { judge },
+          );
+  }
+  const result = {
+    case_id: testCase.caseId,
+    query: testCase.query,
+    expected_answer: testCase.expected,
+    output,
+    error,
+    scores,
+    latency_ms: Math.round(latencyMs * 1000) / 1000,
+    cost_usd: facts.costUsd,
+    trace_id: traceId,
+  };
+  return { ...result, passed: casePassed(result, settings.passThreshold) };
+}
+
+/** What the task returned, as the text scorers read: a string as is, else its text inside. */
+function textOfOutput(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (value === undefined || value === null) return "";
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch {
+    json = undefined;
+  }
+  return json === undefined ? String(value) : (recordedText(json) ?? json);
+}
+
+function meanScore(result: TestResult): number {
+  const values = Object.values(result.scores)
+    .map((each) => each.score)
+    .filter((score): score is number => score !== null);
+  return values.length === 0 ? -1 : values.reduce((sum, each) => sum + each, 0) / values.length;
+}
+
+function worstCases(results: readonly TestResult[]): TestResult[] {
+  return (
+    [...results]
+      // A passing case with every score at 1 has nothing to show.
+      .filter((result) => !result.passed || meanScore(result) < 1)
+      .sort(
+        (a, b) => (a.error !== null ? -2 : meanScore(a)) - (b.error !== null ? -2 : meanScore(b)),
+      )
+      .slice(0, 5)
+  );
+}

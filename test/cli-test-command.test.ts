@@ -6,6 +6,7 @@ import { startTestServer, type TestServer } from "./server/helpers.js";
 const cli = fileURLToPath(new URL("../src/cli/index.ts", import.meta.url));
 const evals = fileURLToPath(new URL("./fixtures/evals/support-evals.ts", import.meta.url));
 const noTask = fileURLToPath(new URL("./fixtures/evals/no-task.ts", import.meta.url));
+const unknownScorer = fileURLToPath(new URL("./fixtures/evals/unknown-scorer.ts", import.meta.url));
 
 /**
  * Runs a command in a child process and collects what it printed and its exit code. Not
@@ -100,6 +101,7 @@ describe("cairn test <file>", () => {
     [[noTask], /must export a task/],
     [[evals, "--min-score", "2"], /--min-score must be a number from 0 to 1/],
     [[], /name the test file/],
+    [[unknownScorer], /no scorer "corectness"/],
   ])("exits 2 with a clear message for %j", async (args, message) => {
     const result = await cairnTest(args as string[]);
     expect(result.code).toBe(2);

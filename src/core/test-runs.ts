@@ -15,8 +15,10 @@ export function casePassed(
 ): boolean {
   if (result.error != null) return false;
   const scores = Object.values(result.scores);
-  // An undecided score (null) cannot vouch for the case.
-  return scores.every((each) => each.score !== null && each.score >= threshold);
+  // An undecided score (null) cannot vouch for the case, and neither can no score at all.
+  return (
+    scores.length > 0 && scores.every((each) => each.score !== null && each.score >= threshold)
+  );
 }
 
 /** Pass rate, mean score per scorer, latency percentiles and cost of a run's results. */

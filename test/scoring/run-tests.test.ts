@@ -115,6 +115,73 @@ describe("runTests against the service", () => {
     expect(formatTestReport(report)).toContain("error: TypeError: the model timed out");
   });
 
+  it("gives each case a trace of its own, even inside an observed call", async () => {
+    const outer = observe(
+      () =>
+        runTests({
+          cases: [
+            { input: "How long does a refund take?", expected_output: "5 business days" },
+            { input: "Can I return shoes?", expected_output: "yes, within 30 days" },
+          ],
+          task: app,
+          scorers: ["faithfulness"],
+          upload: false,
+        }),
+      { spanName: "nightly evals" },
+    );
+    const report = await outer();
+    const [first, second] = report.results;
+    expect(first?.trace_id).not.toBe(second?.trace_id);
+    for (const result of report.results) {
+      // Each case's own llm call and its own documents, not its neighbour's.
+      expect(result.cost_usd).toBeCloseTo((1_000 * 0.15 + 200 * 0.6) / 1e6, 9);
+      expect(result.scores.faithfulness?.score).toBe(1);
+    }
+  });
+
+  it("cuts what the service would refuse, and keeps the report when the upload fails", async () => {
+    const report = await runTests({
+      cases: [{ input: "long", expected_output: "x" }],
+      task: () => "y".repeat(1_200_000),
+      scorers: [
+        {
+          name: "wordy",
+          scorer: () => ({ score: 1, label: "l".repeat(500), reason: "r".repeat(20_000) }),
+        },
+      ],
+    });
+    const [only] = report.results;
+    expect(only?.output?.length).toBe(1_000_000);
+    expect(only?.scores.wordy?.reason.length).toBe(10_000);
+    expect(only?.scores.wordy?.label?.length).toBe(200);
+    expect(report.uploadError).toBeUndefined();
+    expect(report.runId).toMatch(/^run_/);
+
+    // The service refuses the run (an unknown field): the report is whole, with why.
+    const refused = await runTests({
+      cases: [{ input: "q", expected_output: "a" }],
+      task: () => "a",
+      version: "x".repeat(65),
+    });
+    expect(refused.runId).toBeUndefined();
+    expect(refused.uploadError).toMatch(/version/);
+    expect(refused.summary.passed).toBe(1);
+  });
+
+  it("counts a task that hangs as an error, and goes on", async () => {
+    const report = await runTests({
+      cases: [
+        { input: "hang", expected_output: "a" },
+        { input: "q", expected_output: "a" },
+      ],
+      task: (query) => (query === "hang" ? new Promise(() => {}) : "a"),
+      timeoutMs: 200,
+      upload: false,
+    });
+    expect(report.results[0]?.error).toBe("Error: the task did not finish within 200 ms");
+    expect(report.results[1]?.passed).toBe(true);
+  });
+
   it("uses a registered scorer and one given inline", async () => {
     registerScorer("mentions-days", ({ output }) => ({
       score: /days/.test(output) ? 1 : 0,
@@ -146,6 +213,18 @@ describe("runTests against the service", () => {
     [{ cases: [{ input: "q" }], task: app, scorers: ["politeness"] }, /no scorer "politeness"/],
     [{ cases: [{ input: "q" }], task: app, concurrency: 0 }, /concurrency must be/],
     [{ cases: [{ answer: "q" }], task: app }, /case 0: .*answer/],
+    [
+      {
+        cases: [{ input: "q" }],
+        task: app,
+        scorers: [{ name: "__proto__", scorer: () => ({ score: 1, reason: "" }) }],
+      },
+      /scorer name "__proto__"/,
+    ],
+    [
+      { cases: [{ input: "q" }], task: app, scorers: ["correctness", "correctness"] },
+      /given twice/,
+    ],
     [{ dataset: "nothing-here", task: app }, /the dataset "nothing-here" has no cases/],
   ])(
     "refuses bad options with a ConfigurationError that names the problem (%#)",

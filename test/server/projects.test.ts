@@ -39,4 +39,37 @@ describe("two projects on one server", () => {
     expect([mine.name, mine.span_count]).toEqual(["mine", 1]);
     expect([theirs.name, theirs.span_count]).toEqual(["theirs", 1]);
   });
+
+  it("never shows or takes one project's scores, cases and test runs from the other", async () => {
+    const asOther = (method: string, path: string, body?: unknown) =>
+      t.call(method, path, body, { "x-api-key": otherKey });
+    const onlyMine = `tr_${"8".repeat(32)}`;
+    await t.call("POST", "/traces", { resource, spans: [span({ trace_id: onlyMine })] });
+    const score = await t.call("POST", "/scores", { trace_id: onlyMine, name: "review", value: 1 });
+    expect(score.status).toBe(201);
+    await t.call("POST", "/testing/cases", { dataset: "mine", query: "q", expected_answer: "a" });
+    const run = await (
+      await t.call("POST", "/testing/runs", {
+        results: [{ query: "q", output: "a", scores: {}, latency_ms: 1 }],
+      })
+    ).json();
+
+    expect((await asOther("GET", `/traces/${onlyMine}/scores`)).status).toBe(404);
+    for (const body of [
+      { trace_id: onlyMine, name: "review", value: 0 },
+      { trace_id: onlyMine, scorer_slug: "correctness" },
+    ]) {
+      expect((await asOther("POST", "/scores", body)).status).toBe(404);
+    }
+    expect((await asOther("GET", `/testing/runs/${run.run_id}`)).status).toBe(404);
+    expect((await asOther("GET", `/testing/runs/${run.run_id}/compare/${run.run_id}`)).status).toBe(
+      404,
+    );
+    expect((await (await asOther("GET", "/testing/runs")).json()).runs).toEqual([]);
+    expect((await (await asOther("GET", "/testing/cases")).json()).cases).toEqual([]);
+    expect((await (await asOther("GET", "/testing/datasets")).json()).datasets).toEqual([]);
+    // Nothing the other project tried reached this one's trace.
+    const mine = await (await t.call("GET", `/traces/${onlyMine}/scores`)).json();
+    expect(mine.scores).toHaveLength(1);
+  });
 });

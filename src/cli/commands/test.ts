@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import type { SpanExporter } from "@opentelemetry/sdk-trace";
+import { ConfigurationError } from "../../core/errors/index.js";
 import type { TestResult } from "../../core/wire/testing.js";
 import type { TestCaseInput } from "../../tracing/client/testing.js";
 import { configure, shutdown } from "../../tracing/runtime/configure.js";
@@ -101,9 +102,20 @@ export async function test(
     });
     bar.done();
     write(`${formatTestReport(report)}\n`);
+    if (report.uploadError !== undefined) {
+      process.stderr.write(`cairn test: the run was not recorded: ${report.uploadError}\n`);
+    }
     const missed = thresholdsMissed(report.summary, options.minScore, options.minPassRate);
     for (const line of missed) write(`FAILED: ${line}\n`);
-    return missed.length > 0 ? 1 : 0;
+    return missed.length > 0 || report.uploadError !== undefined ? 1 : 0;
+  } catch (error) {
+    // A wrong scorer in the file, a dataset with no cases: the file, not the app under test.
+    if (ConfigurationError.isInstance(error)) {
+      bar.done();
+      process.stderr.write(`cairn test: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
   } finally {
     bar.done();
     await shutdown();

@@ -42,12 +42,24 @@ export const judgeScoreRequestSchema = z
     input: z.string().max(1_000_000).optional(),
     output: z.string().max(1_000_000).optional(),
     expected: z.string().max(1_000_000).optional(),
-    context: z.union([z.string(), z.array(z.string())]).optional(),
+    context: z
+      .union([z.string().max(1_000_000), z.array(z.string().max(1_000_000)).max(200)])
+      .optional()
+      .refine(
+        (context) =>
+          context === undefined ||
+          (typeof context === "string" ? context.length : context.join("").length) <= 1_000_000,
+        "the context may hold at most 1,000,000 characters in all",
+      )
+      .describe("the documents the output should rest on: up to 200, 1,000,000 characters in all"),
     trace_id: traceIdField.optional(),
     span_id: spanIdField.optional(),
   })
   .refine((body) => (body.scorer_slug === undefined) !== (body.criteria === undefined), {
     message: "give either scorer_slug or criteria, not both and not neither",
+  })
+  .refine((body) => body.span_id === undefined || body.trace_id !== undefined, {
+    message: "span_id needs the trace_id it belongs to",
   });
 
 /** A score as stored on a trace (or one of its spans). */

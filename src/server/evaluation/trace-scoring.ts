@@ -1,5 +1,9 @@
 import type { ExportedSpan } from "../../core/wire/index.js";
-import { recordedDocuments, recordedText } from "../../tracing/scoring/recorded-text.js";
+import {
+  clipDocuments,
+  recordedDocuments,
+  recordedText,
+} from "../../tracing/scoring/recorded-text.js";
 import type { ScorerInput } from "../../tracing/scoring/types.js";
 import { ApiError } from "../http/api-error.js";
 
@@ -19,6 +23,7 @@ export function scoringInputFromTrace(
   traceId: string,
   spans: readonly ExportedSpan[],
   spanId: string | undefined,
+  options: { outputGiven?: boolean } = {},
 ): TraceScoringInput {
   const root =
     spans.find((span) => span.parent_span_id === null || span.attributes["cairn.root"] === true) ??
@@ -30,16 +35,18 @@ export function scoringInputFromTrace(
       spanId === undefined ? `no trace ${traceId}` : `trace ${traceId} has no span ${spanId}`,
     );
   }
-  const output = recordedText(span.output);
+  const output = recordedText(span.output) ?? (options.outputGiven ? "" : undefined);
   if (output === undefined) {
     throw new ApiError(
       "invalid_request",
       `span ${span.span_id} ("${span.name}") of trace ${traceId} recorded no output to score; pass span_id of a span that did`,
     );
   }
-  const context = spans
-    .filter((each) => each.kind === "retrieval")
-    .flatMap((each) => recordedDocuments(each.output));
+  const context = clipDocuments(
+    spans
+      .filter((each) => each.kind === "retrieval")
+      .flatMap((each) => recordedDocuments(each.output)),
+  );
   return {
     span,
     input: {

@@ -35,10 +35,38 @@ function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
   return parsed.data;
 }
 
-/** Scorer and judge failures are the judge's, not the client's: 502, with what to do. */
+/**
+ * Judge failures are the judge's, not the client's: 502, with what happened. The judge's
+ * address is the operator's business, not every tenant's.
+ */
 function asGatewayError(error: unknown): never {
-  if (JudgeError.isInstance(error)) throw new ApiError("bad_gateway", error.message);
+  if (JudgeError.isInstance(error)) {
+    throw new ApiError(
+      "bad_gateway",
+      error.message.replace(/^the judge at \S+/, "the service's LLM judge"),
+    );
+  }
   throw error;
+}
+
+/** Longest scorer reason and label stored, as for scores given by hand. */
+const reasonLimit = 10_000;
+const labelLimit = 200;
+/** How long a scorer (a judge with its retries included) may take before the request fails. */
+const scorerTimeoutMs = 180_000;
+
+interface Scored {
+  readonly result: ScoreResult;
+  /** The judge's model when the scorer asked the judge, so the score says who scored it. */
+  readonly judgedBy: string | undefined;
+}
+
+function storedFields(result: ScoreResult) {
+  return {
+    value: result.score,
+    label: result.label === undefined ? null : result.label.slice(0, labelLimit),
+    reason: result.reason.slice(0, reasonLimit),
+  };
 }
 
 /** Scores: computed on a recorded trace, given by a reviewer, or graded by the LLM judge. */
@@ -67,14 +95,39 @@ export function scoreRoutes(parts: ScoreRouteParts) {
     slug: string,
     scorer: Scorer,
     input: ScorerInput,
-  ): Promise<ScoreResult> => {
+  ): Promise<Scored> => {
     const judge = parts.judgeFor?.(projectId);
+    let judgedBy: string | undefined;
+    // The scorer sees the judge through this, so the score records whether it was asked.
+    const watched: JudgeGrader | undefined =
+      judge === undefined
+        ? undefined
+        : {
+            model: judge.model,
+            grade: (request) => {
+              judgedBy = judge.model;
+              return judge.grade(request);
+            },
+          };
     try {
-      return await runScorer(slug, scorer, input, { judge }, { judgeErrors: "throw" });
+      const result = await runScorer(
+        slug,
+        scorer,
+        input,
+        { judge: watched },
+        { judgeErrors: "throw", timeoutMs: scorerTimeoutMs },
+      );
+      return { result, judgedBy };
     } catch (error) {
-      // A scorer that needs the judge, on a service without one.
-      if (judge === undefined && ConfigurationError.isInstance(error)) {
-        throw new ApiError("unavailable", `the ${slug} scorer needs an LLM judge, and ${noJudge}`);
+      if (ConfigurationError.isInstance(error)) {
+        // A scorer that needs the judge, on a service without one: the service's setup.
+        if (judge === undefined && /judge/i.test(error.message)) {
+          throw new ApiError(
+            "unavailable",
+            `the ${slug} scorer needs an LLM judge, and ${noJudge}`,
+          );
+        }
+        throw new ApiError("invalid_request", `the ${slug} scorer cannot run: ${error.message}`);
       }
       return asGatewayError(error);
     }
@@ -93,18 +146,21 @@ export function scoreRoutes(parts: ScoreRouteParts) {
           traceSpans(projectId, traceHex),
           request.span_id,
         );
-        const result = await score(projectId, request.scorer_slug, scorer, target.input);
-        const stored = scores.add(projectId, {
+        const { result, judgedBy } = await score(
+          projectId,
+          request.scorer_slug,
+          scorer,
+          target.input,
+        );
+        const saved = scores.add(projectId, {
           traceHex,
           spanId: request.span_id ?? null,
           name: request.scorer_slug,
-          value: result.score,
-          label: result.label ?? null,
-          reason: result.reason,
-          source: "scorer",
-          scoredBy: `scorer:${request.scorer_slug}`,
+          ...storedFields(result),
+          source: judgedBy === undefined ? "scorer" : "judge",
+          scoredBy: judgedBy === undefined ? `scorer:${request.scorer_slug}` : `judge:${judgedBy}`,
         });
-        return c.json(stored, 201);
+        return c.json(saved, 201);
       }
       const request = parseBody(givenScoreRequestSchema, body);
       const traceHex = traceHexOf(request.trace_id);
@@ -147,6 +203,7 @@ export function scoreRoutes(parts: ScoreRouteParts) {
               `tr_${traceHex}`,
               traceSpans(projectId, traceHex),
               request.span_id,
+              { outputGiven: request.output !== undefined },
             ).input;
       const context =
         request.context === undefined
@@ -168,31 +225,32 @@ export function scoreRoutes(parts: ScoreRouteParts) {
         context,
       };
       const name = request.scorer_slug ?? "criteria";
-      const result =
+      const { result, judgedBy } =
         request.scorer_slug === undefined
-          ? await judge
-              .grade({ name, rubric: request.criteria as string, ...input })
-              .catch(asGatewayError)
+          ? {
+              result: await judge
+                .grade({ name, rubric: request.criteria as string, ...input })
+                .catch(asGatewayError),
+              judgedBy: judge.model,
+            }
           : await score(projectId, request.scorer_slug, scorerFor(request.scorer_slug), input);
-      const stored =
+      const saved =
         traceHex === undefined
           ? null
           : scores.add(projectId, {
               traceHex,
               spanId: request.span_id ?? null,
               name,
-              value: result.score,
-              label: result.label ?? null,
-              reason: result.reason,
-              source: "judge",
-              scoredBy: `judge:${judge.model}`,
+              ...storedFields(result),
+              source: judgedBy === undefined ? "scorer" : "judge",
+              scoredBy: judgedBy === undefined ? `scorer:${name}` : `judge:${judgedBy}`,
             });
       return c.json({
         score: result.score,
         label: result.label ?? null,
         reason: result.reason,
         model: judge.model,
-        stored,
+        stored: saved,
       });
     });
 }

@@ -73,9 +73,11 @@ export class TestingStore {
         metadata = excluded.metadata,
         updated_at = excluded.updated_at
       RETURNING *`);
+    // The same query twice in one request: the last one is the case, as with two requests.
+    const unique = [...new Map(cases.map((each) => [each.query, each])).values()];
     return transaction(this.db, () => {
       const now = new Date().toISOString();
-      return cases.map((each) => {
+      return unique.map((each) => {
         const row = upsert.get(
           `tc_${randomBytes(12).toString("hex")}`,
           projectId,

@@ -70,14 +70,18 @@ export function correctionMessage(problem: string): string {
  * with a fake end marker and smuggle instructions outside the data.
  */
 function markerSuffix(sections: ReadonlyArray<{ name: string; text: string }>): string {
+  // Every marker-like token the texts contain, found in one pass over each text.
+  const present = new Set<string>();
+  for (const section of sections) {
+    for (const match of section.text.matchAll(/<<<([^<>]{1,80})>>>/g))
+      present.add(match[1] as string);
+  }
+  if (present.size === 0) return "";
+  const names = [...new Set(sections.map((section) => section.name))];
   for (let attempt = 0; ; attempt++) {
     const suffix = attempt === 0 ? "" : ` #${attempt}`;
-    const collides = sections.some((section) =>
-      sections.some(
-        (marked) =>
-          section.text.includes(`<<<${marked.name}${suffix}>>>`) ||
-          section.text.includes(`<<<END ${marked.name}${suffix}>>>`),
-      ),
+    const collides = names.some(
+      (name) => present.has(`${name}${suffix}`) || present.has(`END ${name}${suffix}`),
     );
     if (!collides) return suffix;
   }

@@ -91,3 +91,19 @@ function documentText(value: unknown): string | undefined {
   }
   return JSON.stringify(value);
 }
+
+/** The most documents a scorer or the judge is given, and their total length in characters. */
+export const documentLimits = { count: 200, characters: 1_000_000 } as const;
+
+/** The first documents within {@link documentLimits}, the last one cut to fit. */
+export function clipDocuments(documents: readonly string[]): string[] {
+  const kept: string[] = [];
+  let room: number = documentLimits.characters;
+  for (const document of documents) {
+    if (kept.length === documentLimits.count || room === 0) break;
+    const piece = document.length <= room ? document : document.slice(0, room);
+    kept.push(piece);
+    room -= piece.length;
+  }
+  return kept;
+}

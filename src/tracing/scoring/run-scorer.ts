@@ -16,13 +16,33 @@ export interface RunScorerOptions {
    * lets the `JudgeError` through, for callers that report it themselves (the service's 502).
    */
   readonly judgeErrors?: "score" | "throw";
+  /** How long the scorer may take; past it, `score: null` with a reason. Default: no limit. */
+  readonly timeoutMs?: number;
 }
 
+/** Settles with `work`, or with `undefined` once `timeoutMs` has passed. */
+async function within<T>(
+  work: Promise<T>,
+  timeoutMs: number | undefined,
+): Promise<T | typeof late> {
+  if (timeoutMs === undefined) return work;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<typeof late>((resolve) => {
+    timer = setTimeout(() => resolve(late), timeoutMs);
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+const late = Symbol("late");
+
 /**
- * Runs a scorer and checks what it returned. A scorer that throws or returns something else
- * than `{ score, label?, reason }` gives `score: null` with a reason that says so; a
- * ConfigurationError (a scorer that needs a judge, without one) is thrown, since every case
- * would fail the same way.
+ * Runs a scorer and checks what it returned. A scorer that throws, takes too long, or returns
+ * something else than `{ score, label?, reason }` gives `score: null` with a reason that says
+ * so. Thrown on, since every case would fail the same way: a ConfigurationError (a scorer that
+ * needs a judge, without one) and a judge that refuses for good (bad key, no credit, no model).
  */
 export async function runScorer(
   name: string,
@@ -33,15 +53,25 @@ export async function runScorer(
 ): Promise<ScoreResult> {
   let returned: unknown;
   try {
-    returned = await scorer(input, context);
+    returned = await within(
+      Promise.resolve().then(() => scorer(input, context)),
+      options.timeoutMs,
+    );
   } catch (error) {
     if (ConfigurationError.isInstance(error)) throw error;
     if (JudgeError.isInstance(error)) {
-      if (options.judgeErrors === "throw") throw error;
+      if (options.judgeErrors === "throw" || !error.retryable) throw error;
       return { score: null, label: "judge_error", reason: error.message };
     }
     const message = error instanceof Error ? error.message : String(error);
     return { score: null, label: "scorer_error", reason: `the ${name} scorer threw: ${message}` };
+  }
+  if (returned === late) {
+    return {
+      score: null,
+      label: "scorer_error",
+      reason: `the ${name} scorer did not finish within ${Math.round((options.timeoutMs ?? 0) / 1000)} s`,
+    };
   }
   const parsed = resultSchema.safeParse(returned);
   if (!parsed.success) {

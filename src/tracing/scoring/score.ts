@@ -15,7 +15,7 @@ import type { ScoreResult, Scorer, ScorerInput } from "./types.js";
  *   expected: "5 business days",
  * });
  */
-export function score(scorer: string | Scorer, input: ScorerInput): Promise<ScoreResult> {
+export async function score(scorer: string | Scorer, input: ScorerInput): Promise<ScoreResult> {
   const found = typeof scorer === "string" ? findScorer(scorer) : scorer;
   if (typeof found !== "function") {
     throw new ConfigurationError(

@@ -1,5 +1,6 @@
 import type { ReadableSpan } from "@opentelemetry/sdk-trace";
 import { ConfigurationError } from "../../core/errors/index.js";
+import { randomHex } from "../../core/ids.js";
 import { casePassed, summarizeResults } from "../../core/test-runs.js";
 import type { CaseScore, TestResult, TestRunSummary } from "../../core/wire/testing.js";
 import { attributes as names } from "../attributes.js";
@@ -9,7 +10,7 @@ import { observe } from "../observe.js";
 import { flush, serviceConnection } from "../runtime/configure.js";
 import { watchTrace } from "../runtime/trace-watch.js";
 import { activeJudge } from "../scoring/configured-judge.js";
-import { recordedDocuments, recordedText } from "../scoring/recorded-text.js";
+import { clipDocuments, recordedDocuments, recordedText } from "../scoring/recorded-text.js";
 import { findScorer } from "../scoring/registry.js";
 import { runScorer } from "../scoring/run-scorer.js";
 import type { Scorer } from "../scoring/types.js";
@@ -47,6 +48,11 @@ export interface RunTestsOptions {
    * configured. `true` without one is an error.
    */
   upload?: boolean;
+  /**
+   * How long one case's task may take, in milliseconds; past it the case is an error and the
+   * run goes on (the task's promise is left to settle on its own). Default 300000.
+   */
+  timeoutMs?: number;
   /** Called as each case finishes, in the order they finish. */
   onProgress?: (done: number, total: number, result: TestResult) => void;
 }
@@ -55,6 +61,8 @@ export interface RunTestsOptions {
 export interface TestReport {
   /** The run's id on the service; undefined when it was not recorded. */
   readonly runId: string | undefined;
+  /** Why recording the run on the service failed, when it did: the report is whole anyway. */
+  readonly uploadError: string | undefined;
   readonly name: string;
   readonly dataset: string | null;
   readonly version: string | null;
@@ -105,18 +113,25 @@ export async function runTests(options: RunTestsOptions): Promise<TestReport> {
   const name = options.name ?? `${options.dataset ?? "cases"} ${new Date().toISOString()}`;
   const summary = summarizeResults(results);
   let runId: string | undefined;
+  let uploadError: string | undefined;
   if (settings.upload) {
-    const recorded = await recordTestRun({
-      name,
-      dataset: options.dataset ?? null,
-      version: options.version ?? null,
-      pass_threshold: settings.passThreshold,
-      results: results.map(({ passed: _passed, ...result }) => result),
-    });
-    runId = recorded.run_id;
+    // Every case has run and been paid for: a failed upload must not lose the report.
+    try {
+      const recorded = await recordTestRun({
+        name,
+        dataset: options.dataset ?? null,
+        version: options.version ?? null,
+        pass_threshold: settings.passThreshold,
+        results: results.map(({ passed: _passed, ...result }) => result),
+      });
+      runId = recorded.run_id;
+    } catch (error) {
+      uploadError = error instanceof Error ? error.message : String(error);
+    }
   }
   return {
     runId,
+    uploadError,
     name,
     dataset: options.dataset ?? null,
     version: options.version ?? null,
@@ -132,6 +147,17 @@ interface Settings {
   readonly concurrency: number;
   readonly passThreshold: number;
   readonly upload: boolean;
+  readonly timeoutMs: number;
+}
+
+/** The service's limits on what a run records (core/wire/testing.ts): longer text is cut. */
+const limits = { output: 1_000_000, error: 100_000, reason: 10_000, label: 200 } as const;
+const scorerNamePattern = /^[A-Za-z0-9][A-Za-z0-9 _.:-]{0,63}$/;
+/** How long a scorer may take per case, the judge's retries included. */
+const scorerTimeoutMs = 300_000;
+
+function clip(text: string, limit: number): string {
+  return text.length <= limit ? text : `${text.slice(0, limit - 1)}…`;
 }
 
 function checkOptions(options: RunTestsOptions): Settings {
@@ -163,8 +189,18 @@ function checkOptions(options: RunTestsOptions): Settings {
     if (typeof each?.name !== "string" || typeof each.scorer !== "function") {
       fail("a scorer is a slug or { name, scorer: (input, context) => { score, reason } }");
     }
+    if (!scorerNamePattern.test(each.name)) {
+      fail(`the scorer name "${each.name}" must be 1 to 64 letters, digits, spaces and _ . : -`);
+    }
     return each;
   });
+  const names = scorers.map((each) => each.name);
+  const repeated = names.find((name, index) => names.indexOf(name) !== index);
+  if (repeated !== undefined) fail(`the scorer "${repeated}" is given twice`);
+  const timeoutMs = options.timeoutMs ?? 300_000;
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1) {
+    fail(`timeoutMs must be a whole number of milliseconds (got ${String(timeoutMs)})`);
+  }
   if (scorers.length === 0) fail("give at least one scorer");
   const hasService = serviceConnection() !== undefined;
   if (options.upload === true && !hasService) {
@@ -172,7 +208,7 @@ function checkOptions(options: RunTestsOptions): Settings {
       "upload: true needs the Cairn service: configure({ endpoint, apiKey }) or set CAIRN_ENDPOINT",
     );
   }
-  return { scorers, concurrency, passThreshold, upload: options.upload ?? hasService };
+  return { scorers, concurrency, passThreshold, upload: options.upload ?? hasService, timeoutMs };
 }
 
 async function resolveCases(options: RunTestsOptions): Promise<ResolvedCase[]> {
@@ -236,6 +272,8 @@ async function runCase(
       return options.task(query, testCase);
     },
     {
+      // A trace of its own, even when runTests() runs inside an observed call.
+      traceId: `tr_${randomHex(16)}`,
       kind: "chain",
       spanName: "test case",
       tags: ["cairn.test"],
@@ -247,18 +285,30 @@ async function runCase(
   const started = performance.now();
   let output: string | null = null;
   let error: string | null = null;
+  let timer: ReturnType<typeof setTimeout> | undefined;
   try {
-    const value = await observed(testCase.query);
-    output = textOfOutput(value);
+    const timedOut = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`the task did not finish within ${settings.timeoutMs} ms`)),
+        settings.timeoutMs,
+      );
+    });
+    const value = await Promise.race([observed(testCase.query), timedOut]);
+    output = clip(textOfOutput(value), limits.output);
   } catch (caught) {
-    error = caught instanceof Error ? `${caught.name}: ${caught.message}` : String(caught);
+    error = clip(
+      caught instanceof Error ? `${caught.name}: ${caught.message}` : String(caught),
+      limits.error,
+    );
   } finally {
+    clearTimeout(timer);
     stopWatching?.();
   }
   const latencyMs = performance.now() - started;
   const scores: Record<string, CaseScore> = {};
+  const documents = clipDocuments(facts.documents);
   for (const { name, scorer } of settings.scorers) {
-    scores[name] =
+    const verdict =
       output === null
         ? { score: null, reason: "not scored: the task failed" }
         : await runScorer(
@@ -268,10 +318,18 @@ async function runCase(
               input: testCase.query,
               output,
               expected: testCase.expected ?? undefined,
-              context: facts.documents.length === 0 ? undefined : facts.documents,
+              context: documents.length === 0 ? undefined : documents,
             },
             { judge },
+            { timeoutMs: scorerTimeoutMs },
           );
+    scores[name] = {
+      score: verdict.score,
+      ...("label" in verdict && verdict.label !== undefined
+        ? { label: clip(verdict.label, limits.label) }
+        : {}),
+      reason: clip(verdict.reason, limits.reason),
+    };
   }
   const result = {
     case_id: testCase.caseId,

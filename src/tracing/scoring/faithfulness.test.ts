@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { fakeJudge } from "../../../test/helpers/fake-judge.js";
 import { ConfigurationError, JudgeError } from "../../core/errors/index.js";
 import { createFaithfulness, faithfulness } from "./faithfulness.js";
-import type { JudgeGrader, JudgeRequest, ScoreResult } from "./types.js";
+import type { JudgeGrader, ScoreResult } from "./types.js";
 
 const refundPolicy = [
   "Refund policy. Customers can request a full refund within 30 days of purchase. Refunds are issued to the original payment method. This usually takes 5 business days. Items must be unused and in their original packaging. Shipping fees are non-refundable.",

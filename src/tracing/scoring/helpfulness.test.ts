@@ -3,7 +3,7 @@ import { fakeJudge } from "../../../test/helpers/fake-judge.js";
 import { ConfigurationError, JudgeError } from "../../core/errors/index.js";
 import { builtinScorerDescriptions, builtinScorers } from "./builtin-scorers.js";
 import { helpfulness } from "./helpfulness.js";
-import type { JudgeGrader, JudgeRequest, ScoreResult } from "./types.js";
+import type { JudgeGrader } from "./types.js";
 
 describe("helpfulness", () => {
   it("throws a ConfigurationError that says how to configure a judge, without one", () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { fakeJudge } from "../../../test/helpers/fake-judge.js";
 import { JudgeError } from "../../core/errors/index.js";
 import { toxicity } from "./toxicity.js";
-import type { JudgeGrader, JudgeRequest, ScoreResult } from "./types.js";
+import type { JudgeGrader, ScoreResult } from "./types.js";
 
 const score = (output: string) => toxicity({ output }, {}) as ScoreResult;
 

@@ -1,6 +1,17 @@
-// `cairn/sandbox`: the sandbox client SDK. Today it holds the request model of the sandbox API
-// (sizes, tiers, tags, templates) shared by the client and the runner.
+// `cairn/sandbox`: the sandbox client SDK (Node and browsers) and the request model of the
+// sandbox API (sizes, tiers, tags, templates) shared by the client and the runner.
 export { ConfigurationError } from "../core/errors/configuration-error.js";
+export { ExecConnectionError } from "../core/errors/exec-connection-error.js";
+export { SandboxError } from "../core/errors/sandbox-error.js";
+export { SandboxNotFoundError } from "../core/errors/sandbox-not-found-error.js";
+export { SandboxUnavailableError } from "../core/errors/sandbox-unavailable-error.js";
+export type { ExecRecord, ExecSignal } from "../core/wire/exec-protocol.js";
+export type {
+  SandboxRecord,
+  SandboxStatus,
+  UsageGroup,
+  UsageReport,
+} from "../core/wire/sandbox.js";
 export type {
   CreateSandboxRequest,
   ResolvedSandboxRequest,
@@ -8,4 +19,8 @@ export type {
   SandboxTemplateInput,
 } from "../core/wire/sandbox-request.js";
 export { cpuRange, diskRangeMB, memoryTiersMB } from "../core/wire/sandbox-sizes.js";
+export type { ExecHandle, ExecResult } from "./client/exec-handle.js";
+export { type SandboxFileEntry, SandboxFiles } from "./client/files.js";
+export type { SandboxConnection } from "./client/http.js";
+export { type ExecOptions, Sandbox, usage } from "./client/sandbox.js";
 export { parseSandboxTemplate, resolveSandboxRequest } from "./validate.js";

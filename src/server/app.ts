@@ -13,6 +13,7 @@ import { analyticsRoutes } from "./routes/analytics.js";
 import { docsRoutes } from "./routes/docs.js";
 import { ingestRoutes } from "./routes/ingest.js";
 import { otlpRoutes } from "./routes/otlp.js";
+import { type SandboxService, sandboxRoutes } from "./routes/sandboxes.js";
 import { scoreRoutes } from "./routes/scores.js";
 import { testingRoutes } from "./routes/testing.js";
 import { traceRoutes } from "./routes/traces.js";
@@ -39,6 +40,8 @@ export interface AppParts {
   readonly judgeFor?: ((projectId: string) => JudgeGrader) | undefined;
   /** The service's own scorers, by slug, besides the built-ins and the registered ones. */
   readonly scorers?: Readonly<Record<string, Scorer>> | undefined;
+  /** The sandbox runner, or why there is none. Default: none (503 on the sandbox API). */
+  readonly sandboxes?: SandboxService | undefined;
 }
 
 /** The HTTP API: routes composed over the store, with auth, limits and one error format. */
@@ -75,6 +78,10 @@ export function createApp(parts: AppParts) {
     }),
   );
   app.route("/", testingRoutes(new TestingStore(parts.db)));
+  app.route(
+    "/",
+    sandboxRoutes(parts.sandboxes ?? { unavailable: "this service runs no sandboxes" }),
+  );
   app.route("/", analyticsRoutes(parts.db));
   app.route("/", versionRoutes(new VersionStore(parts.db)));
   app.onError(errorResponse);

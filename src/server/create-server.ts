@@ -9,9 +9,11 @@ import { isBuiltinScorer, scorerSlugPattern } from "../tracing/scoring/registry.
 import type { Scorer } from "../tracing/scoring/types.js";
 import { createApp } from "./app.js";
 import { judgeSpanRecorder } from "./evaluation/judge-spans.js";
+import { acceptExecSockets } from "./exec-upgrade.js";
 import { defaultRateLimit, type RateLimitOptions } from "./http/rate-limit.js";
 import { type BatchIngester, inProcessIngester } from "./ingest/batch-ingester.js";
 import { ingestWorkerCount, WorkerIngester } from "./ingest/worker-ingester.js";
+import { type SandboxOptions, startSandboxService } from "./sandbox-service.js";
 import { openDatabase } from "./store/database.js";
 import { ProjectStore } from "./store/projects.js";
 import { SpanStore } from "./store/span-store.js";
@@ -44,6 +46,8 @@ export interface ServerOptions {
   judge?: JudgeConfig;
   /** Scorers of this service by slug, for `POST /scores`, besides the built-in ones. */
   scorers?: Readonly<Record<string, Scorer>>;
+  /** The sandbox runner: templates, disk range, limits, prices; `{ enabled: false }` for none. */
+  sandboxes?: SandboxOptions;
 }
 
 export interface CairnServer {
@@ -90,6 +94,7 @@ export async function createServer(options: ServerOptions = {}): Promise<CairnSe
     workers > 0
       ? new WorkerIngester(dbPath, lock, workers, inProcessIngester(spans))
       : inProcessIngester(spans);
+  const sandboxes = await startSandboxService(db, dataDir, options.sandboxes);
   const app = createApp({
     db,
     projects,
@@ -97,6 +102,7 @@ export async function createServer(options: ServerOptions = {}): Promise<CairnSe
     ingester,
     judgeFor: judgeConfig === undefined ? undefined : judgesByProject(judgeConfig, spans),
     scorers: options.scorers,
+    sandboxes,
     bodyLimitBytes: options.bodyLimitBytes ?? 10 * 1024 * 1024,
     rateLimit: options.rateLimit ?? defaultRateLimit,
     isClosing: () => closing,
@@ -109,10 +115,16 @@ export async function createServer(options: ServerOptions = {}): Promise<CairnSe
     ) as Server;
     started.once("error", reject);
   }).catch(async (error: unknown) => {
-    // Nothing may outlive a failed start (a port in use): no worker, no open database.
+    // Nothing may outlive a failed start (a port in use): no worker, no sandbox, no database.
     await ingester.close();
+    if ("runner" in sandboxes) await sandboxes.runner.close();
     db.close();
     throw error;
+  });
+  const execSockets = acceptExecSockets(server, {
+    projects,
+    sandboxes,
+    isClosing: () => closing,
   });
   const address = server.address() as AddressInfo;
   const urlHost = host.includes(":") ? `[${host}]` : host;
@@ -125,12 +137,18 @@ export async function createServer(options: ServerOptions = {}): Promise<CairnSe
     close() {
       closed ??= new Promise<void>((resolveClose) => {
         closing = true;
+        // Exec sockets are not requests: they end now, and every sandbox with them.
+        execSockets.close();
+        const sandboxesStopped =
+          "runner" in sandboxes ? sandboxes.runner.close() : Promise.resolve();
         server.close(() => {
           // Requests are finished: the workers have nothing left to store.
-          void ingester.close().finally(() => {
-            db.close();
-            resolveClose();
-          });
+          void Promise.all([ingester.close(), sandboxesStopped.catch(() => undefined)]).finally(
+            () => {
+              db.close();
+              resolveClose();
+            },
+          );
         });
         server.closeIdleConnections();
       });

@@ -1,6 +1,7 @@
 import type { Attributes, Context } from "@opentelemetry/api";
 import { context as otelContext, ROOT_CONTEXT, trace } from "@opentelemetry/api";
 import { ConfigurationError } from "../core/errors/index.js";
+import { setExecTraceHook } from "../core/exec-trace-hook.js";
 import { genAiOperations, attributes as names, openInferenceKinds } from "./attributes.js";
 import { withHostContext } from "./context/host-context.js";
 import { emptyScope, mergeTags, type Scope } from "./context/scope.js";
@@ -272,3 +273,32 @@ function guarded(observation: Observation, work: () => void): void {
     observation.span.setAttribute(names.internalError, String(error));
   }
 }
+
+// A sandbox exec run inside an observed call is a `tool` span of its own (cairn/sandbox calls
+// this hook; it knows nothing of tracing).
+setExecTraceHook((details, run) => {
+  if (scopeStorage.get()?.span === undefined) return run(() => undefined);
+  const traced = observe(
+    (_command: string) =>
+      run((result) => {
+        const span = scopeStorage.get()?.span;
+        if (span === undefined) return;
+        const fields: Attributes = {
+          "tool.name": "sandbox.exec",
+          "cairn.sandbox.id": details.sandboxId,
+          "cairn.sandbox.exec_id": result.execId,
+          "cairn.sandbox.output_bytes": result.outputBytes,
+          "process.command_args": [...details.command],
+        };
+        if (result.exitCode !== null) fields["process.exit.code"] = result.exitCode;
+        if (result.signal !== null) fields["cairn.sandbox.signal"] = result.signal;
+        if (result.cpuSeconds !== null) fields["cairn.sandbox.cpu_seconds"] = result.cpuSeconds;
+        if (result.memoryPeakBytes !== null) {
+          fields["cairn.sandbox.memory_peak_bytes"] = result.memoryPeakBytes;
+        }
+        span.setAttributes(fields);
+      }),
+    { kind: "tool", spanName: `sandbox exec ${details.command[0] ?? ""}`.trim() },
+  );
+  return traced(details.command.join(" "));
+});

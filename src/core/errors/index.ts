@@ -1,5 +1,13 @@
 export { ApiRequestError } from "./api-request-error.js";
 export { CairnError } from "./cairn-error.js";
 export { ConfigurationError } from "./configuration-error.js";
+export { ExecConnectionError, type ExecConnectionErrorOptions } from "./exec-connection-error.js";
 export { ExportError, type ExportErrorOptions } from "./export-error.js";
 export { JudgeError, type JudgeErrorOptions } from "./judge-error.js";
+export { SandboxError } from "./sandbox-error.js";
+export { SandboxNotFoundError } from "./sandbox-not-found-error.js";
+export {
+  SandboxUnavailableError,
+  type SandboxUnavailableErrorOptions,
+  type SandboxUnavailableReason,
+} from "./sandbox-unavailable-error.js";

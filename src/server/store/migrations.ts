@@ -164,6 +164,43 @@ const steps: readonly string[] = [
   ) STRICT;
   CREATE INDEX test_runs_by_project ON test_runs (project_id, created_at);
   `,
+  // 6: sandboxes, and their usage in segments: a segment is closed whenever the sandbox stops,
+  // is resized or re-tagged, and once a minute, so a period is summed from whole segments and
+  // the tags in force at any time are known.
+  `
+  CREATE TABLE sandboxes (
+    id TEXT PRIMARY KEY,
+    project_id TEXT NOT NULL REFERENCES projects (id),
+    template TEXT NOT NULL,
+    status TEXT NOT NULL,
+    cpu_count INTEGER NOT NULL,
+    memory_mb INTEGER NOT NULL,
+    disk_mb INTEGER NOT NULL,
+    tags TEXT NOT NULL,
+    tags_updated_at TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL,
+    ended_at TEXT,
+    unenforced TEXT NOT NULL,
+    failure TEXT
+  ) STRICT;
+  CREATE INDEX sandboxes_by_project ON sandboxes (project_id, created_at);
+
+  CREATE TABLE sandbox_usage (
+    id INTEGER PRIMARY KEY,
+    project_id TEXT NOT NULL,
+    sandbox_id TEXT NOT NULL REFERENCES sandboxes (id),
+    template TEXT NOT NULL,
+    tags TEXT NOT NULL,
+    cpu_count INTEGER NOT NULL,
+    memory_mb INTEGER NOT NULL,
+    start_ms INTEGER NOT NULL,
+    end_ms INTEGER,
+    cpu_seconds REAL NOT NULL
+  ) STRICT;
+  CREATE INDEX sandbox_usage_by_time ON sandbox_usage (project_id, start_ms);
+  CREATE INDEX sandbox_usage_by_sandbox ON sandbox_usage (sandbox_id, end_ms);
+  `,
 ];
 
 /** Applies the steps the database has not seen yet, each in its own transaction. */

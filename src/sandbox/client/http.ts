@@ -1,0 +1,106 @@
+import { readEnv } from "../../core/env.js";
+import {
+  ApiRequestError,
+  ConfigurationError,
+  SandboxNotFoundError,
+  SandboxUnavailableError,
+} from "../../core/errors/index.js";
+
+/** Where the Cairn service is. Default: `CAIRN_ENDPOINT` and `CAIRN_API_KEY`. */
+export interface SandboxConnection {
+  readonly endpoint?: string;
+  readonly apiKey?: string;
+}
+
+export interface ResolvedConnection {
+  readonly endpoint: string;
+  readonly apiKey: string | undefined;
+}
+
+export function resolveConnection(connection: SandboxConnection = {}): ResolvedConnection {
+  const endpoint = connection.endpoint ?? readEnv("CAIRN_ENDPOINT");
+  if (endpoint === undefined) {
+    throw new ConfigurationError(
+      "no Cairn service to run sandboxes on: pass { endpoint, apiKey } or set CAIRN_ENDPOINT and CAIRN_API_KEY",
+    );
+  }
+  return {
+    endpoint: endpoint.replace(/\/+$/, ""),
+    apiKey: connection.apiKey ?? readEnv("CAIRN_API_KEY"),
+  };
+}
+
+/**
+ * Calls the sandbox API and returns the response. Errors become typed: a sandbox that does not
+ * exist → SandboxNotFoundError; one that is not running (409) or a runner that is unavailable
+ * (503) → SandboxUnavailableError; anything else → ApiRequestError with the service's message.
+ */
+export async function sandboxRequest(
+  connection: ResolvedConnection,
+  method: string,
+  path: string,
+  options: {
+    json?: unknown;
+    body?: BodyInit;
+    sandboxId?: string;
+    headers?: Record<string, string>;
+  } = {},
+): Promise<Response> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (connection.apiKey !== undefined) headers["x-api-key"] = connection.apiKey;
+  let body = options.body;
+  if (options.json !== undefined) {
+    headers["content-type"] = "application/json";
+    body = JSON.stringify(options.json);
+  }
+  let response: Response;
+  try {
+    response = await fetch(`${connection.endpoint}${path}`, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body, duplex: "half" }),
+    } as RequestInit);
+  } catch (cause) {
+    throw new ApiRequestError(
+      "unreachable",
+      `could not reach the Cairn service at ${connection.endpoint}: ${cause instanceof Error ? cause.message : String(cause)}`,
+      0,
+      { cause },
+    );
+  }
+  if (response.ok) return response;
+  const text = await response.text();
+  let error: { error?: string; message?: string } = {};
+  try {
+    error = JSON.parse(text) as typeof error;
+  } catch {
+    // Not the service's error body.
+  }
+  const message =
+    error.message ?? `the Cairn service answered ${response.status} to ${method} ${path}`;
+  if (response.status === 404 && options.sandboxId !== undefined && /no sandbox/.test(message)) {
+    throw new SandboxNotFoundError(options.sandboxId);
+  }
+  if (response.status === 409 && options.sandboxId !== undefined) {
+    const reason = /expired/.test(message)
+      ? "expired"
+      : /failed/.test(message)
+        ? "failed"
+        : "stopped";
+    throw new SandboxUnavailableError({ reason, sandboxId: options.sandboxId });
+  }
+  if (response.status === 503) {
+    throw new SandboxUnavailableError({ reason: "runner_unavailable", cause: new Error(message) });
+  }
+  throw new ApiRequestError(error.error ?? "http_error", message, response.status);
+}
+
+export async function sandboxJson<T>(
+  connection: ResolvedConnection,
+  method: string,
+  path: string,
+  options: { json?: unknown; sandboxId?: string } = {},
+): Promise<T> {
+  const response = await sandboxRequest(connection, method, path, options);
+  return (await response.json()) as T;
+}

@@ -1,0 +1,254 @@
+import { traceExec } from "../../core/exec-trace-hook.js";
+import type { ExecRecord } from "../../core/wire/exec-protocol.js";
+import type { SandboxRecord, UsageReport } from "../../core/wire/sandbox.js";
+import type { CreateSandboxRequest } from "../../core/wire/sandbox-request.js";
+import { resolveSandboxRequest } from "../validate.js";
+import { connectExec, type ExecHandle, type ExecResult } from "./exec-handle.js";
+import { SandboxFiles } from "./files.js";
+import {
+  type ResolvedConnection,
+  resolveConnection,
+  type SandboxConnection,
+  sandboxJson,
+} from "./http.js";
+
+export interface ExecOptions {
+  readonly args?: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
+  /** Inside the sandbox; default /workspace. */
+  readonly cwd?: string;
+  /** A terminal (`true` for 80×24). */
+  readonly pty?: boolean | { readonly cols: number; readonly rows: number };
+  /** Killed after this long. */
+  readonly timeoutMs?: number;
+  readonly onStdout?: (bytes: Uint8Array) => void;
+  readonly onStderr?: (bytes: Uint8Array) => void;
+  /** Written to the command's stdin, which is then closed. */
+  readonly stdin?: string | Uint8Array;
+}
+
+/**
+ * A sandbox of the Cairn service: run commands in it, read and write its files, tag it, kill
+ * it. Works in Node and in browsers.
+ *
+ * @example
+ * const sandbox = await Sandbox.create({ template: "base", timeout: 600, tags: { team: "search" } });
+ * const run = await sandbox.exec("python3", { args: ["-c", "print(6 * 7)"] });
+ * const { stdout } = await run.wait(); // "42\n"
+ * await sandbox.kill();
+ */
+export class Sandbox {
+  readonly files: SandboxFiles;
+
+  private constructor(
+    private readonly connection: ResolvedConnection,
+    private current: SandboxRecord,
+  ) {
+    this.files = new SandboxFiles(connection, current.id);
+  }
+
+  /** Creates a sandbox; sizes are checked here first, with the allowed values named. */
+  static async create(options: CreateSandboxRequest & SandboxConnection = {}): Promise<Sandbox> {
+    const { endpoint, apiKey, ...request } = options;
+    const connection = resolveConnection({
+      ...(endpoint === undefined ? {} : { endpoint }),
+      ...(apiKey === undefined ? {} : { apiKey }),
+    });
+    // The runner decides the disk range; the client checks the rest.
+    const { diskMB: _diskMB, ...checked } = resolveSandboxRequest({
+      ...request,
+      diskMB: undefined,
+    });
+    const body = {
+      ...checked,
+      ...(request.diskMB === undefined ? {} : { diskMB: request.diskMB }),
+    };
+    for (const key of ["cpuCount", "memoryMB"] as const) {
+      if (request[key] === undefined) delete (body as Record<string, unknown>)[key];
+    }
+    const record = await sandboxJson<SandboxRecord>(connection, "POST", "/api/sandboxes", {
+      json: body,
+    });
+    return new Sandbox(connection, record);
+  }
+
+  /** A sandbox that exists, by id. */
+  static async connect(id: string, connection: SandboxConnection = {}): Promise<Sandbox> {
+    const resolved = resolveConnection(connection);
+    const record = await sandboxJson<SandboxRecord>(
+      resolved,
+      "GET",
+      `/api/sandboxes/${encodeURIComponent(id)}`,
+      {
+        sandboxId: id,
+      },
+    );
+    return new Sandbox(resolved, record);
+  }
+
+  /** The project's sandboxes, newest first. */
+  static async list(
+    filter: { tag?: string; status?: SandboxRecord["status"] } & SandboxConnection = {},
+  ): Promise<SandboxRecord[]> {
+    const { tag, status, ...connection } = filter;
+    const query = new URLSearchParams();
+    if (tag !== undefined) query.set("tag", tag);
+    if (status !== undefined) query.set("status", status);
+    const answer = await sandboxJson<{ sandboxes: SandboxRecord[] }>(
+      resolveConnection(connection),
+      "GET",
+      `/api/sandboxes${query.size > 0 ? `?${query}` : ""}`,
+    );
+    return answer.sandboxes;
+  }
+
+  get id(): string {
+    return this.current.id;
+  }
+
+  /** The record as last seen; `refresh()` asks again. */
+  get record(): SandboxRecord {
+    return this.current;
+  }
+
+  async refresh(): Promise<SandboxRecord> {
+    this.current = await this.call<SandboxRecord>("GET", "");
+    return this.current;
+  }
+
+  /**
+   * Starts a command and returns its handle at once: `wait()` for the result, `sendStdin()`,
+   * `kill()`, `detach()`. Output streams to `onStdout`/`onStderr` as it comes; a dropped
+   * connection reconnects and resumes without losing or repeating a byte. Inside an observed
+   * call, the exec is a `tool` span with its exit code, output size, CPU seconds and peak memory.
+   */
+  async exec(command: string | readonly string[], options: ExecOptions = {}): Promise<ExecHandle> {
+    return (await this.startExec(command, options)).handle;
+  }
+
+  private async startExec(
+    command: string | readonly string[],
+    options: ExecOptions,
+  ): Promise<{ execId: string; handle: ExecHandle }> {
+    const argv = typeof command === "string" ? [command, ...(options.args ?? [])] : [...command];
+    const [cmd, ...args] = argv;
+    if (cmd === undefined || cmd === "") throw new TypeError("exec(): give the command to run");
+    const pty = options.pty === true ? { cols: 80, rows: 24 } : options.pty || undefined;
+    const started = await this.call<{ execId: string; token: string }>("POST", "/exec", {
+      cmd,
+      args,
+      ...(options.env === undefined ? {} : { env: options.env }),
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+      ...(pty === undefined ? {} : { pty }),
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    });
+    const handle = await this.attach(started.execId, { ...options, token: started.token });
+    if (options.stdin !== undefined) {
+      handle.sendStdin(options.stdin);
+      handle.closeStdin();
+    }
+    return { execId: started.execId, handle };
+  }
+
+  /** Runs a command to its end: `exec()` then `wait()`, traced as one `tool` span. */
+  run(command: string | readonly string[], options: ExecOptions = {}): Promise<ExecResult> {
+    const argv = typeof command === "string" ? [command, ...(options.args ?? [])] : [...command];
+    return traceExec({ sandboxId: this.id, command: argv }, async (report) => {
+      const { execId, handle } = await this.startExec(argv, { ...options, args: [] });
+      const result = await handle.wait();
+      const record = await this.execRecord(execId).catch(() => undefined);
+      report({
+        execId,
+        exitCode: result.exitCode,
+        signal: result.signal,
+        outputBytes: handle.offset,
+        cpuSeconds: record?.cpuSeconds ?? null,
+        memoryPeakBytes: record?.memoryPeakBytes ?? null,
+      });
+      return result;
+    });
+  }
+
+  /** Re-attaches to an exec that is running (or has ended), from `since` (default: the start). */
+  async attach(
+    execId: string,
+    options: ExecOptions & { token?: string; since?: number } = {},
+  ): Promise<ExecHandle> {
+    const token =
+      options.token ??
+      (await this.call<{ token: string }>("GET", `/exec/${encodeURIComponent(execId)}`)).token;
+    const url = new URL(
+      `${this.connection.endpoint}/api/sandboxes/${this.id}/exec/${encodeURIComponent(execId)}`,
+    );
+    url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+    if (options.since !== undefined) url.searchParams.set("since", String(options.since));
+    return connectExec({
+      url: url.toString(),
+      token,
+      ...(options.onStdout === undefined ? {} : { onStdout: options.onStdout }),
+      ...(options.onStderr === undefined ? {} : { onStderr: options.onStderr }),
+    });
+  }
+
+  /** The state of an exec: running or ended, its exit code, output size and usage. */
+  execRecord(execId: string): Promise<ExecRecord & { token: string }> {
+    return this.call("GET", `/exec/${encodeURIComponent(execId)}`);
+  }
+
+  /** The execs of the sandbox, oldest first. */
+  async execs(): Promise<ExecRecord[]> {
+    return (await this.call<{ execs: ExecRecord[] }>("GET", "/exec")).execs;
+  }
+
+  /** Replaces the tags; usage from now on (and, by current tags, before) is attributed to them. */
+  async setTags(tags: Record<string, string>): Promise<SandboxRecord> {
+    this.current = await this.call<SandboxRecord>("PUT", "/tags", { tags });
+    return this.current;
+  }
+
+  /** Extends the lifetime: it expires `seconds` from now. */
+  async setTimeout(seconds: number): Promise<SandboxRecord> {
+    this.current = await this.call<SandboxRecord>("PATCH", "", { timeout: seconds });
+    return this.current;
+  }
+
+  /** Changes CPU and memory while it runs. */
+  async resize(size: { cpuCount?: number; memoryMB?: number }): Promise<SandboxRecord> {
+    this.current = await this.call<SandboxRecord>("PATCH", "", size);
+    return this.current;
+  }
+
+  /** Stops it: every process killed, the workspace deleted. */
+  async kill(): Promise<SandboxRecord> {
+    this.current = await this.call<SandboxRecord>("DELETE", "");
+    return this.current;
+  }
+
+  private call<T>(method: string, path: string, json?: unknown): Promise<T> {
+    return sandboxJson<T>(this.connection, method, `/api/sandboxes/${this.id}${path}`, {
+      sandboxId: this.id,
+      ...(json === undefined ? {} : { json }),
+    });
+  }
+}
+
+/** Usage of the project's sandboxes over a period, grouped by a tag, sandbox or template. */
+export function usage(
+  query: {
+    period_start?: string;
+    period_end?: string;
+    group_by?: string;
+    attribution?: "current" | "at_time";
+  } & SandboxConnection = {},
+): Promise<UsageReport> {
+  const { endpoint, apiKey, ...rest } = query;
+  const search = new URLSearchParams(rest as Record<string, string>);
+  return sandboxJson<UsageReport>(
+    resolveConnection({
+      ...(endpoint === undefined ? {} : { endpoint }),
+      ...(apiKey === undefined ? {} : { apiKey }),
+    }),
+    "GET",
+    `/api/usage${search.size > 0 ? `?${search}` : ""}`,
+  );
+}

@@ -1,0 +1,291 @@
+import type { ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import type { ExecRecord, ExecSignal } from "../../../core/wire/exec-protocol.js";
+import type { CgroupUsage } from "../cgroups/types.js";
+import { spawnInCgroup } from "../launch.js";
+import { sandboxUser } from "../sandbox-etc.js";
+import type { ExecSessionPort } from "./exec-socket.js";
+import { OutputBuffer } from "./output-buffer.js";
+
+/** What to run in a sandbox. */
+export interface ExecRequest {
+  readonly cmd: string;
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  /** Inside the sandbox; default /workspace. */
+  readonly cwd: string;
+  /** A terminal of this size, or pipes. */
+  readonly pty: { readonly cols: number; readonly rows: number } | undefined;
+  /** Killed after this long (the state says `timed_out`). */
+  readonly timeoutMs: number | undefined;
+}
+
+/** Where the exec runs: the sandbox's namespaces and the exec's own cgroup. */
+export interface ExecPlace {
+  readonly sandboxId: string;
+  /** Host pid of a process inside the sandbox, whose namespaces the exec enters. */
+  readonly innerPid: number;
+  readonly cgroupProcs: readonly string[];
+  /** The exec's cgroup usage, for its span; undefined when cgroups are not enforced. */
+  readonly usage: () => Promise<CgroupUsage | undefined>;
+}
+
+export type ExecState = ExecRecord["state"];
+
+interface Pty {
+  readonly pid: number;
+  write(data: string | Buffer): void;
+  resize(cols: number, rows: number): void;
+  kill(signal?: string): void;
+  pause(): void;
+  resume(): void;
+  onData(listener: (data: string | Buffer) => void): { dispose(): void };
+  onExit(listener: (event: { exitCode: number; signal?: number }) => void): { dispose(): void };
+}
+
+const defaultEnv = {
+  PATH: "/usr/local/bin:/usr/bin:/bin",
+  HOME: sandboxUser.home,
+  USER: sandboxUser.name,
+  LOGNAME: sandboxUser.name,
+  LANG: "C.UTF-8",
+};
+
+/** Default size of the output kept per exec for re-attach: 4 MiB. */
+export const defaultOutputBufferBytes = 4 * 1024 * 1024;
+
+/**
+ * One command running in a sandbox: entered into the sandbox's namespaces with nsenter as the
+ * sandbox user, in a cgroup of its own inside the sandbox's. Its output goes to a bounded
+ * buffer with byte offsets that any number of WebSockets read from; it outlives them all.
+ */
+export class ExecSession implements ExecSessionPort {
+  readonly execId = `ex_${randomBytes(12).toString("hex")}`;
+  readonly output: OutputBuffer;
+  readonly startedAt = new Date();
+  endedAt: Date | undefined;
+  exited: { exitCode: number | null; signal: string | null } | undefined;
+  state: ExecState = "running";
+  /** CPU seconds and peak memory of the exec's cgroup, read when it ended. */
+  usage: CgroupUsage | undefined;
+  private readonly exitListeners = new Set<(exit: NonNullable<ExecSession["exited"]>) => void>();
+  private child: ChildProcess | undefined;
+  private pty: Pty | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private endReason: ExecState | undefined;
+  private pid = 0;
+
+  private constructor(
+    readonly place: ExecPlace,
+    readonly request: ExecRequest,
+    bufferBytes: number,
+  ) {
+    this.output = new OutputBuffer(bufferBytes);
+  }
+
+  static async start(
+    place: ExecPlace,
+    request: ExecRequest,
+    bufferBytes = defaultOutputBufferBytes,
+  ): Promise<ExecSession> {
+    const session = new ExecSession(place, request, bufferBytes);
+    await session.spawn();
+    return session;
+  }
+
+  get record(): ExecRecord {
+    return {
+      execId: this.execId,
+      sandboxId: this.place.sandboxId,
+      cmd: this.request.cmd,
+      args: [...this.request.args],
+      cwd: this.request.cwd,
+      pty: this.request.pty !== undefined,
+      state: this.state,
+      exitCode: this.exited?.exitCode ?? null,
+      signal: this.exited?.signal ?? null,
+      startedAt: this.startedAt.toISOString(),
+      endedAt: this.endedAt?.toISOString() ?? null,
+      outputBytes: this.output.end,
+      bufferStart: this.output.start,
+      cpuSeconds: this.usage?.cpuSeconds ?? null,
+      memoryPeakBytes: this.usage?.memoryPeakBytes ?? null,
+    };
+  }
+
+  onExit(listener: (exit: NonNullable<ExecSession["exited"]>) => void): () => void {
+    if (this.exited !== undefined) {
+      listener(this.exited);
+      return () => undefined;
+    }
+    this.exitListeners.add(listener);
+    return () => this.exitListeners.delete(listener);
+  }
+
+  /** Settles when the command has exited. */
+  wait(): Promise<NonNullable<ExecSession["exited"]>> {
+    return new Promise((resolve) => this.onExit(resolve));
+  }
+
+  writeStdin(bytes: Uint8Array): void {
+    if (this.exited !== undefined) return;
+    if (this.pty !== undefined) this.pty.write(Buffer.from(bytes));
+    else if (this.child?.stdin?.writable) this.child.stdin.write(bytes);
+  }
+
+  closeStdin(): void {
+    if (this.pty !== undefined) this.pty.write("\u0004");
+    else this.child?.stdin?.end();
+  }
+
+  resize(cols: number, rows: number): void {
+    if (this.exited === undefined) this.pty?.resize(cols, rows);
+  }
+
+  signal(name: ExecSignal): void {
+    if (this.exited !== undefined) return;
+    try {
+      // The whole process group: nsenter and the command it started inside the sandbox.
+      process.kill(-this.pid, name);
+    } catch {
+      // Already gone.
+    }
+  }
+
+  /** Stops it for good (SIGKILL), recording why. */
+  kill(reason: ExecState = "killed"): void {
+    if (this.exited !== undefined) return;
+    this.endReason ??= reason;
+    this.signal("SIGKILL");
+  }
+
+  pause(): void {
+    if (this.pty !== undefined) this.pty.pause();
+    else {
+      this.child?.stdout?.pause();
+      this.child?.stderr?.pause();
+    }
+  }
+
+  resume(): void {
+    if (this.pty !== undefined) this.pty.resume();
+    else {
+      this.child?.stdout?.resume();
+      this.child?.stderr?.resume();
+    }
+  }
+
+  private nsenterCommand(): string[] {
+    const { cmd, args, cwd } = this.request;
+    return [
+      "nsenter",
+      `--target=${this.place.innerPid}`,
+      "--user",
+      "--mount",
+      "--pid",
+      "--net",
+      "--ipc",
+      "--uts",
+      "--cgroup",
+      `--setuid=${sandboxUser.uid}`,
+      `--setgid=${sandboxUser.gid}`,
+      `--wdns=${cwd}`,
+      "--",
+      cmd,
+      ...args,
+    ];
+  }
+
+  private async spawn(): Promise<void> {
+    const env = { ...defaultEnv, ...this.request.env };
+    const command = this.nsenterCommand();
+    if (this.request.pty !== undefined) {
+      await this.spawnPty(command, env, this.request.pty);
+    } else {
+      const child = spawnInCgroup(this.place.cgroupProcs, command, {
+        env,
+        stdio: ["pipe", "pipe", "pipe"],
+      });
+      this.child = child;
+      this.pid = child.pid ?? 0;
+      child.stdout?.on("data", (chunk: Buffer) => this.output.append(1, chunk));
+      child.stderr?.on("data", (chunk: Buffer) => this.output.append(2, chunk));
+      // A command that does not read its stdin closes the pipe: not an error of the runner's.
+      child.stdin?.on("error", () => undefined);
+      child.once("error", (error) => {
+        this.output.append(
+          2,
+          Buffer.from(`cairn: could not start the command: ${error.message}\n`),
+        );
+        this.finish(null, null, "failed");
+      });
+      // 'close', not 'exit': every byte of stdout and stderr has been read by then.
+      child.once("close", (code, signal) => this.finish(code, signal, undefined));
+    }
+    if (this.request.timeoutMs !== undefined) {
+      this.timer = setTimeout(() => this.kill("timed_out"), this.request.timeoutMs);
+      this.timer.unref();
+    }
+  }
+
+  private async spawnPty(
+    command: readonly string[],
+    env: Record<string, string>,
+    size: { cols: number; rows: number },
+  ): Promise<void> {
+    // node-pty is native: loaded only when a terminal is asked for.
+    const { spawn } = await import("node-pty");
+    const pty = spawn(
+      "/bin/sh",
+      [
+        "-c",
+        'for f in $CAIRN_CGROUP_PROCS; do echo $$ > "$f" || exit 125; done; unset CAIRN_CGROUP_PROCS; exec "$@"',
+        "cairn-launch",
+        ...command,
+      ],
+      {
+        name: "xterm-256color",
+        cols: size.cols,
+        rows: size.rows,
+        env: {
+          TERM: "xterm-256color",
+          ...env,
+          CAIRN_CGROUP_PROCS: this.place.cgroupProcs.join(" "),
+        },
+        encoding: null,
+      },
+    ) as unknown as Pty;
+    this.pty = pty;
+    this.pid = pty.pid;
+    pty.onData((data) =>
+      this.output.append(1, typeof data === "string" ? Buffer.from(data) : data),
+    );
+    pty.onExit(({ exitCode, signal }) =>
+      this.finish(signal ? null : exitCode, signal ? signalName(signal) : null, undefined),
+    );
+  }
+
+  private finish(code: number | null, signal: string | null, reason: ExecState | undefined): void {
+    if (this.exited !== undefined) return;
+    clearTimeout(this.timer);
+    this.endedAt = new Date();
+    this.state = reason ?? this.endReason ?? (signal === "SIGKILL" ? "killed" : "exited");
+    const exit = { exitCode: code, signal };
+    void this.place
+      .usage()
+      .then((usage) => {
+        this.usage = usage;
+      })
+      .catch(() => undefined)
+      .finally(() => {
+        this.exited = exit;
+        for (const listener of this.exitListeners) listener(exit);
+        this.exitListeners.clear();
+      });
+  }
+}
+
+function signalName(number: number): string {
+  const names: Record<number, string> = { 1: "SIGHUP", 2: "SIGINT", 9: "SIGKILL", 15: "SIGTERM" };
+  return names[number] ?? `signal ${number}`;
+}

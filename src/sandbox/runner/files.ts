@@ -1,0 +1,224 @@
+import type { ChildProcess } from "node:child_process";
+import { lstat, readlink } from "node:fs/promises";
+import { posix } from "node:path";
+import type { Readable } from "node:stream";
+import { CairnError } from "../../core/errors/index.js";
+import { spawnInCgroup } from "./launch.js";
+import type { LiveSandbox } from "./live-sandbox.js";
+import { sandboxUser } from "./sandbox-etc.js";
+
+/** An entry of a directory listing, or what `stat` says of a path. */
+export interface FileEntry {
+  readonly name: string;
+  readonly path: string;
+  readonly type: "file" | "directory" | "symlink" | "other";
+  readonly size: number;
+  readonly mtime: string;
+}
+
+const workspaceRoot = "/workspace";
+const maxSymlinkHops = 40;
+
+function refuse(message: string): never {
+  throw new CairnError("invalid_request", message);
+}
+
+/**
+ * The path inside the sandbox that `input` names (relative to /workspace, or absolute under
+ * it), after following the symlinks the sandbox made, each of which must stay inside
+ * /workspace. Anything else is refused with 400. The check reads the workspace on the host
+ * without following links; the file operation itself then runs inside the sandbox, as its
+ * user, so even a link swapped in between cannot reach a host file.
+ */
+export async function confinedPath(sandbox: LiveSandbox, input: string): Promise<string> {
+  if (typeof input !== "string" || input === "") refuse("give a path under /workspace");
+  if (input.includes("\0")) refuse("the path contains a NUL character");
+  const absolute = posix.isAbsolute(input) ? input : posix.join(workspaceRoot, input);
+  if (input.split("/").includes("..")) refuse(`"${input}" leaves /workspace with ..`);
+  let path = posix.normalize(absolute).replace(/\/+$/, "") || "/";
+  if (!isInside(path)) refuse(`"${input}" is outside /workspace`);
+  // Follow links component by component, as the kernel would, checking each target.
+  for (let hops = 0; ; ) {
+    const relative = posix.relative(workspaceRoot, path);
+    const parts = relative === "" ? [] : relative.split("/");
+    let resolved = workspaceRoot;
+    let followed = false;
+    for (const [index, part] of parts.entries()) {
+      const candidate = posix.join(resolved, part);
+      const host = sandbox.workspace.path + candidate.slice(workspaceRoot.length);
+      const stats = await lstat(host).catch(() => undefined);
+      if (stats === undefined) {
+        // Not there (yet): the rest cannot be a link.
+        resolved = posix.join(candidate, ...parts.slice(index + 1));
+        break;
+      }
+      if (!stats.isSymbolicLink()) {
+        resolved = candidate;
+        continue;
+      }
+      if (++hops > maxSymlinkHops) refuse(`"${input}" has too many levels of symbolic links`);
+      const target = await readlink(host);
+      const next = posix.normalize(
+        posix.isAbsolute(target) ? target : posix.join(posix.dirname(candidate), target),
+      );
+      if (!isInside(next)) {
+        refuse(
+          `"${input}" goes through a symbolic link that leads outside /workspace (to ${target})`,
+        );
+      }
+      path = posix.join(next, ...parts.slice(index + 1));
+      followed = true;
+      break;
+    }
+    if (!followed) return resolved;
+  }
+}
+
+function isInside(path: string): boolean {
+  return path === workspaceRoot || path.startsWith(`${workspaceRoot}/`);
+}
+
+/** Runs a command inside the sandbox as its user, in its cgroup. */
+function inSandbox(
+  sandbox: LiveSandbox,
+  command: readonly string[],
+  stdin: "pipe" | "ignore" = "ignore",
+): ChildProcess {
+  return spawnInCgroup(
+    sandbox.cgroup?.procsFiles ?? [],
+    [
+      "nsenter",
+      `--target=${sandbox.launched.innerPid}`,
+      "--user",
+      "--mount",
+      "--pid",
+      "--net",
+      "--ipc",
+      "--uts",
+      `--setuid=${sandboxUser.uid}`,
+      `--setgid=${sandboxUser.gid}`,
+      `--wdns=${workspaceRoot}`,
+      "--",
+      ...command,
+    ],
+    { env: { PATH: "/usr/bin:/bin", LANG: "C.UTF-8" }, stdio: [stdin, "pipe", "pipe"] },
+  );
+}
+
+/** Runs a command to its end; its stdout, or the error its stderr names. */
+async function complete(child: ChildProcess, what: string): Promise<Buffer> {
+  const stdout: Buffer[] = [];
+  let stderr = "";
+  child.stdout?.on("data", (chunk: Buffer) => stdout.push(chunk));
+  child.stderr?.setEncoding("utf8").on("data", (text: string) => {
+    stderr = (stderr + text).slice(-2000);
+  });
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", resolve);
+  });
+  if (code !== 0) throw fileError(stderr, what);
+  return Buffer.concat(stdout);
+}
+
+/** The API error a coreutils message means. */
+function fileError(stderr: string, what: string): CairnError {
+  const detail =
+    stderr
+      .trim()
+      .split("\n")
+      .at(-1)
+      ?.replace(/^[^:]+: /, "") ?? "";
+  if (/No such file or directory/.test(stderr))
+    return new CairnError("not_found", `${what}: no such file or directory`);
+  if (/No space left on device|Disk quota exceeded/.test(stderr)) {
+    return new CairnError("payload_too_large", `${what}: the sandbox's disk is full`);
+  }
+  if (/Permission denied|Read-only file system|Operation not permitted/.test(stderr)) {
+    return new CairnError("invalid_request", `${what}: ${detail || "not permitted"}`);
+  }
+  if (/Is a directory|Not a directory|File exists|Directory not empty/.test(stderr)) {
+    return new CairnError("invalid_request", `${what}: ${detail}`);
+  }
+  return new CairnError("internal_error", `${what} failed: ${detail || "no message"}`);
+}
+
+const types: Record<string, FileEntry["type"]> = { f: "file", d: "directory", l: "symlink" };
+
+function parseEntries(output: Buffer, parent: string | undefined): FileEntry[] {
+  return output
+    .toString("utf8")
+    .split("\0")
+    .filter((line) => line !== "")
+    .map((line) => {
+      const [type = "", size = "0", mtime = "0", name = "", path = ""] = line.split("\t");
+      return {
+        name,
+        path: parent === undefined ? path : posix.join(parent, name),
+        type: types[type] ?? "other",
+        size: Number(size),
+        mtime: new Date(Number(mtime) * 1000).toISOString(),
+      };
+    });
+}
+
+const entryFormat = "%y\\t%s\\t%T@\\t%f\\t%p\\0";
+
+/** What a path is. */
+export async function statPath(sandbox: LiveSandbox, path: string): Promise<FileEntry> {
+  const output = await complete(
+    inSandbox(sandbox, ["find", path, "-maxdepth", "0", "-printf", entryFormat]),
+    `stat ${path}`,
+  );
+  const [entry] = parseEntries(output, undefined);
+  if (entry === undefined)
+    throw new CairnError("not_found", `stat ${path}: no such file or directory`);
+  return { ...entry, name: path === workspaceRoot ? "workspace" : posix.basename(path) };
+}
+
+/** The entries of a directory, sorted by name. */
+export async function listDirectory(sandbox: LiveSandbox, path: string): Promise<FileEntry[]> {
+  const output = await complete(
+    inSandbox(sandbox, ["find", path, "-mindepth", "1", "-maxdepth", "1", "-printf", entryFormat]),
+    `list ${path}`,
+  );
+  return parseEntries(output, path).sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** The bytes of a file, streamed (the caller has checked it is a file). */
+export function readFileStream(sandbox: LiveSandbox, path: string): Readable {
+  const child = inSandbox(sandbox, ["cat", "--", path]);
+  return child.stdout as Readable;
+}
+
+/** Writes `body` to a file, streamed: constant memory whatever its size. */
+export async function writeFileStream(
+  sandbox: LiveSandbox,
+  path: string,
+  body: Readable,
+): Promise<{ bytes: number }> {
+  const child = inSandbox(sandbox, ["dd", `of=${path}`, "bs=1M", "status=none"], "pipe");
+  let bytes = 0;
+  body.on("data", (chunk: Buffer) => {
+    bytes += chunk.byteLength;
+  });
+  child.stdin?.on("error", () => undefined);
+  body.pipe(child.stdin as NodeJS.WritableStream);
+  await complete(child, `write ${path}`);
+  return { bytes };
+}
+
+export async function makeDirectory(sandbox: LiveSandbox, path: string): Promise<void> {
+  await complete(inSandbox(sandbox, ["mkdir", "-p", "--", path]), `mkdir ${path}`);
+}
+
+export async function movePath(sandbox: LiveSandbox, from: string, to: string): Promise<void> {
+  if (from === workspaceRoot || to === workspaceRoot) refuse("/workspace itself cannot be moved");
+  await complete(inSandbox(sandbox, ["mv", "-T", "--", from, to]), `move ${from} to ${to}`);
+}
+
+export async function deletePath(sandbox: LiveSandbox, path: string): Promise<void> {
+  if (path === workspaceRoot) refuse("/workspace itself cannot be deleted; delete what is in it");
+  await statPath(sandbox, path);
+  await complete(inSandbox(sandbox, ["rm", "-rf", "--", path]), `delete ${path}`);
+}

@@ -1,0 +1,24 @@
+import type { SandboxRecord } from "../../core/wire/sandbox.js";
+import type { SandboxCgroup } from "./cgroups/types.js";
+import type { ExecSession } from "./exec/exec-session.js";
+import type { LaunchedSandbox } from "./launch.js";
+import type { Workspace } from "./workspace-disks.js";
+
+/** A sandbox whose processes the runner holds: what it needs to run, watch and stop it. */
+export interface LiveSandbox {
+  record: SandboxRecord;
+  readonly projectId: string;
+  readonly hostUid: number | undefined;
+  readonly cgroup: SandboxCgroup | undefined;
+  readonly workspace: Workspace;
+  readonly launched: LaunchedSandbox;
+  readonly execs: Map<string, ExecSession>;
+  /** CPU seconds of the cgroup when the open usage segment began. */
+  cpuAtSegmentStart: number;
+  expiryTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Settles once the sandbox has reached a final status. */
+  stopping: Promise<SandboxRecord> | undefined;
+}
+
+/** Finished execs kept per sandbox for `GET …/exec` (the oldest go first). */
+export const finishedExecsKept = 100;

@@ -1,0 +1,375 @@
+import { execFile } from "node:child_process";
+import { constants } from "node:fs";
+import { access, readFile } from "node:fs/promises";
+import { delimiter, join } from "node:path";
+import { detectCgroups } from "./cgroups/detect.js";
+import type { CgroupDriver } from "./cgroups/types.js";
+
+/** One thing the runner needs, and whether this machine has it. */
+export interface PrerequisiteCheck {
+  readonly name: string;
+  readonly ok: boolean;
+  /** False for what makes sandboxes better but not possible: the runner falls back without it. */
+  readonly required: boolean;
+  readonly detail: string;
+  /** The command or step that fixes a failing check, one per line. */
+  readonly fix?: string;
+}
+
+/** What the bubblewrap on this machine can do. */
+export interface BubblewrapInfo {
+  readonly path: string;
+  readonly version: string;
+  /** `--disable-userns`: sandboxed code cannot make user namespaces of its own (0.8.0+). */
+  readonly disableUserns: boolean;
+  /** `--size` for `--tmpfs`: a size limit on in-memory mounts. */
+  readonly tmpfsSize: boolean;
+}
+
+export interface PrerequisiteReport {
+  /** Every required check passed: enforced sandboxes can run here. */
+  readonly ok: boolean;
+  readonly checks: readonly PrerequisiteCheck[];
+  readonly bubblewrap: BubblewrapInfo | undefined;
+  readonly cgroups: CgroupDriver | undefined;
+  /** Sandbox disks can be loop-mounted ext4 images with a hard size. */
+  readonly diskLimits: boolean;
+}
+
+export interface PrerequisiteOptions {
+  /**
+   * Directories to find bwrap, nsenter, setpriv, mkfs.ext4 and mount in, separated by ":".
+   * Default: PATH, then the sbin and bin directories, which a non-root PATH may lack.
+   */
+  readonly searchPath?: string;
+  /** The Node.js version to judge; default this process's. */
+  readonly nodeVersion?: string;
+  /** Passed to the cgroup detection. */
+  readonly runnerName?: string;
+  readonly mountRoot?: string;
+}
+
+const minimumNode = [22, 13, 0] as const;
+const nobody = 65_534;
+
+function parseVersion(text: string): [number, number, number] | undefined {
+  const match = /(\d+)\.(\d+)(?:\.(\d+))?/.exec(text);
+  if (match === null) return undefined;
+  return [Number(match[1]), Number(match[2]), Number(match[3] ?? 0)];
+}
+
+function atLeast(version: readonly number[], minimum: readonly number[]): boolean {
+  for (let index = 0; index < minimum.length; index++) {
+    const part = version[index] ?? 0;
+    const wanted = minimum[index] ?? 0;
+    if (part !== wanted) return part > wanted;
+  }
+  return true;
+}
+
+function install(packageName: string): string {
+  return `apt-get install -y ${packageName}   (Fedora/RHEL: dnf install -y ${packageName})`;
+}
+
+async function findExecutable(name: string, searchPath: string): Promise<string | undefined> {
+  for (const directory of searchPath.split(delimiter)) {
+    if (directory === "") continue;
+    const path = join(directory, name);
+    try {
+      await access(path, constants.X_OK);
+      return path;
+    } catch {}
+  }
+  return undefined;
+}
+
+interface RunResult {
+  readonly code: number | string | null;
+  readonly output: string;
+}
+
+function run(file: string, args: readonly string[], asNobody = false): Promise<RunResult> {
+  const asRoot = process.geteuid?.() === 0;
+  return new Promise((resolve) => {
+    execFile(
+      file,
+      args,
+      {
+        timeout: 10_000,
+        cwd: "/",
+        env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" },
+        ...(asNobody && asRoot ? { uid: nobody, gid: nobody } : {}),
+      },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : ((error as { code?: number | string }).code ?? null);
+        resolve({ code, output: `${stdout}${stderr}`.trim() });
+      },
+    );
+  });
+}
+
+async function readSysctl(path: string): Promise<number | undefined> {
+  try {
+    return Number((await readFile(path, "utf8")).trim());
+  } catch {
+    return undefined;
+  }
+}
+
+function checkNode(version: string): PrerequisiteCheck {
+  const parsed = parseVersion(version);
+  const ok = parsed !== undefined && atLeast(parsed, minimumNode);
+  return {
+    name: "node",
+    ok,
+    required: true,
+    detail: `Node.js ${version}${ok ? "" : `, older than ${minimumNode.join(".")}`}`,
+    ...(ok ? {} : { fix: "install Node.js 22.13 or newer, e.g. nvm install 22" }),
+  };
+}
+
+async function inspectBubblewrap(
+  path: string,
+): Promise<{ info: BubblewrapInfo } | { problem: string }> {
+  const versionRun = await run(path, ["--version"]);
+  if (versionRun.code !== 0) {
+    return { problem: `${path} --version failed (${versionRun.code}): ${versionRun.output}` };
+  }
+  const version = parseVersion(versionRun.output);
+  const help = (await run(path, ["--help"])).output;
+  return {
+    info: {
+      path,
+      version: version?.join(".") ?? versionRun.output,
+      disableUserns:
+        help.includes("--disable-userns") || (version !== undefined && atLeast(version, [0, 8, 0])),
+      tmpfsSize: help.includes("--size"),
+    },
+  };
+}
+
+function bubblewrapChecks(
+  found: { info: BubblewrapInfo } | { problem: string },
+): PrerequisiteCheck[] {
+  if ("problem" in found) {
+    return [
+      {
+        name: "bubblewrap",
+        ok: false,
+        required: true,
+        detail: found.problem,
+        fix: install("bubblewrap"),
+      },
+    ];
+  }
+  const { info } = found;
+  const missing = [
+    ...(info.disableUserns ? [] : ["--disable-userns"]),
+    ...(info.tmpfsSize ? [] : ["--size"]),
+  ];
+  return [
+    {
+      name: "bubblewrap",
+      ok: true,
+      required: true,
+      detail: `bubblewrap ${info.version} at ${info.path}`,
+    },
+    {
+      name: "bubblewrap features",
+      ok: missing.length === 0,
+      required: false,
+      detail:
+        missing.length === 0
+          ? "--disable-userns and --size (tmpfs size limits)"
+          : `no ${missing.join(" or ")}: sandboxed code may make user namespaces, tmpfs mounts have no size limit`,
+      ...(missing.length === 0
+        ? {}
+        : {
+            fix: "install bubblewrap 0.8.0 or newer (Debian 13, Ubuntu 24.04, Fedora 38 ship it), or build it from https://github.com/containers/bubblewrap",
+          }),
+    },
+  ];
+}
+
+async function checkUserNamespaces(
+  bubblewrap: BubblewrapInfo | undefined,
+): Promise<PrerequisiteCheck> {
+  const problems: string[] = [];
+  const fixes: string[] = [];
+  const maximum = await readSysctl("/proc/sys/user/max_user_namespaces");
+  if (maximum === 0) {
+    problems.push("user.max_user_namespaces is 0");
+    fixes.push("sysctl -w user.max_user_namespaces=15000");
+  }
+  if ((await readSysctl("/proc/sys/kernel/unprivileged_userns_clone")) === 0) {
+    problems.push("kernel.unprivileged_userns_clone is 0");
+    fixes.push("sysctl -w kernel.unprivileged_userns_clone=1");
+  }
+  const apparmor = await readSysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
+  if (bubblewrap === undefined) {
+    problems.push("cannot try one without bubblewrap");
+    fixes.push(install("bubblewrap"));
+  } else {
+    // The runner starts bwrap as an unprivileged uid: try exactly that.
+    const probe = await run(
+      bubblewrap.path,
+      [
+        "--unshare-all",
+        ...["--ro-bind", "/usr", "/usr"],
+        ...["--symlink", "usr/bin", "/bin"],
+        ...["--symlink", "usr/lib", "/lib"],
+        ...["--symlink", "usr/lib64", "/lib64"],
+        ...["--proc", "/proc", "--dev", "/dev"],
+        "--",
+        "/usr/bin/true",
+      ],
+      true,
+    );
+    if (probe.code !== 0) {
+      problems.push(`bwrap --unshare-all as uid ${nobody} failed: ${probe.output || probe.code}`);
+      if (apparmor === 1) fixes.push("sysctl -w kernel.apparmor_restrict_unprivileged_userns=0");
+    }
+  }
+  const ok = problems.length === 0;
+  return {
+    name: "user namespaces",
+    ok,
+    required: true,
+    detail: ok ? `an unprivileged bwrap --unshare-all runs` : problems.join("; "),
+    ...(ok
+      ? {}
+      : { fix: [...new Set(fixes)].join("\n") || "check dmesg for why the kernel refused" }),
+  };
+}
+
+async function checkCgroups(
+  options: PrerequisiteOptions,
+): Promise<{ check: PrerequisiteCheck; driver: CgroupDriver | undefined }> {
+  const detection = await detectCgroups({
+    ...(options.runnerName === undefined ? {} : { runnerName: options.runnerName }),
+    ...(options.mountRoot === undefined ? {} : { mountRoot: options.mountRoot }),
+  });
+  if (!detection.ok) {
+    return {
+      check: {
+        name: "cgroups",
+        ok: false,
+        required: true,
+        detail: detection.problem,
+        fix: detection.fix,
+      },
+      driver: undefined,
+    };
+  }
+  const { driver } = detection;
+  return {
+    check: {
+      name: "cgroups",
+      ok: true,
+      required: true,
+      detail: `cgroup v${driver.version}, sandboxes under ${driver.root}`,
+    },
+    driver,
+  };
+}
+
+async function checkDiskLimits(searchPath: string): Promise<PrerequisiteCheck> {
+  const missing: string[] = [];
+  const fixes: string[] = [];
+  if (process.geteuid?.() !== 0) {
+    missing.push("root");
+    fixes.push("run the runner as root");
+  }
+  try {
+    await access("/dev/loop-control");
+  } catch {
+    missing.push("/dev/loop-control");
+    fixes.push("modprobe loop");
+  }
+  if ((await findExecutable("mkfs.ext4", searchPath)) === undefined) {
+    missing.push("mkfs.ext4");
+    fixes.push(install("e2fsprogs"));
+  }
+  if ((await findExecutable("mount", searchPath)) === undefined) {
+    missing.push("mount");
+    fixes.push(install("mount"));
+  }
+  const ok = missing.length === 0;
+  return {
+    name: "disk limits",
+    ok,
+    required: false,
+    detail: ok
+      ? "root, /dev/loop-control, mkfs.ext4 and mount: sandbox disks get a hard size"
+      : `missing ${missing.join(", ")}: sandbox disks will have no hard size limit`,
+    ...(ok ? {} : { fix: fixes.join("\n") }),
+  };
+}
+
+async function checkUtilLinux(searchPath: string): Promise<PrerequisiteCheck> {
+  const found = await Promise.all(
+    ["nsenter", "setpriv"].map(async (name) => ({
+      name,
+      path: await findExecutable(name, searchPath),
+    })),
+  );
+  const missing = found.filter((tool) => tool.path === undefined).map((tool) => tool.name);
+  const ok = missing.length === 0;
+  return {
+    name: "util-linux",
+    ok,
+    required: true,
+    detail: ok
+      ? found.map((tool) => tool.path).join(", ")
+      : `${missing.join(" and ")} not found in ${searchPath}`,
+    ...(ok ? {} : { fix: install("util-linux") }),
+  };
+}
+
+/**
+ * Checks what the Linux sandbox runner needs: Node.js, bubblewrap, user namespaces, cgroups,
+ * nsenter and setpriv, and what enforced disk limits need. Each failing check says how to fix
+ * it. Used by `cairn doctor` and by the runner when it starts.
+ */
+export async function checkPrerequisites(
+  options: PrerequisiteOptions = {},
+): Promise<PrerequisiteReport> {
+  const searchPath =
+    options.searchPath ??
+    [
+      process.env.PATH ?? "",
+      "/usr/local/sbin",
+      "/usr/local/bin",
+      "/usr/sbin",
+      "/usr/bin",
+      "/sbin",
+      "/bin",
+    ].join(delimiter);
+  const bwrapPath = await findExecutable("bwrap", searchPath);
+  const found =
+    bwrapPath === undefined
+      ? { problem: `bwrap not found in ${searchPath}` }
+      : await inspectBubblewrap(bwrapPath);
+  const bubblewrap = "info" in found ? found.info : undefined;
+  const [userNamespaces, cgroups, utilLinux, diskLimits] = await Promise.all([
+    checkUserNamespaces(bubblewrap),
+    checkCgroups(options),
+    checkUtilLinux(searchPath),
+    checkDiskLimits(searchPath),
+  ]);
+  const checks = [
+    checkNode(options.nodeVersion ?? process.versions.node),
+    ...bubblewrapChecks(found),
+    userNamespaces,
+    cgroups.check,
+    utilLinux,
+    diskLimits,
+  ];
+  return {
+    ok: checks.every((check) => check.ok || !check.required),
+    checks,
+    bubblewrap,
+    cgroups: cgroups.driver,
+    diskLimits: diskLimits.ok,
+  };
+}

@@ -1,0 +1,456 @@
+import { randomBytes } from "node:crypto";
+import { chmodSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { CairnError } from "../../core/errors/index.js";
+import type { ExecRecord } from "../../core/wire/exec-protocol.js";
+import type { SandboxRecord, SandboxStatus } from "../../core/wire/sandbox.js";
+import type { CgroupDriver, SandboxCgroup } from "./cgroups/types.js";
+import { type ExecRequest, ExecSession } from "./exec/exec-session.js";
+import { type BwrapInfo, launchSandbox } from "./launch.js";
+import { finishedExecsKept, type LiveSandbox } from "./live-sandbox.js";
+import { writeSandboxEtc } from "./sandbox-etc.js";
+import type { RunnerTemplate } from "./templates.js";
+import { WorkspaceDisks } from "./workspace-disks.js";
+
+/** Where the runner keeps sandboxes (the store's SandboxStore satisfies it). */
+export interface SandboxRecords {
+  insert(projectId: string, record: SandboxRecord): void;
+  update(record: SandboxRecord): void;
+  get(projectId: string, id: string): SandboxRecord | undefined;
+  openSegment(projectId: string, record: SandboxRecord, startMs: number): void;
+  closeSegment(sandboxId: string, endMs: number, cpuSeconds: number): void;
+  markAbandoned(reason: string, now: Date): number;
+}
+
+/** What the host offers, found at start (prerequisites.ts). */
+export interface RunnerHost {
+  readonly bwrap: BwrapInfo;
+  /** Undefined when cgroups cannot be used (then memory, cpu and pids are not enforced). */
+  readonly cgroups: CgroupDriver | undefined;
+  /** Loop-mounted images can hold /workspace to its size. */
+  readonly diskLimits: boolean;
+  /** The runner runs as root, so each sandbox can have an unprivileged host uid of its own. */
+  readonly root: boolean;
+}
+
+export interface RunnerSettings {
+  /**
+   * Where workspaces and the sandboxes' /etc live: a folder every sandbox's unprivileged uid
+   * can reach (mode 0711 on the way), which a service's data folder may not be.
+   */
+  readonly runtimeDir: string;
+  readonly records: SandboxRecords;
+  readonly host: RunnerHost;
+  readonly templates: ReadonlyMap<string, RunnerTemplate>;
+  /** Most processes and threads per sandbox. Default 1024. */
+  readonly pidsLimit?: number;
+  /** Start sandboxes whose limits this host cannot enforce (and say so in their status). */
+  readonly allowUnenforcedLimits?: boolean;
+  /** Workspaces of the default disk size kept ready. Default 4. */
+  readonly workspacePool?: number;
+  readonly defaultDiskMB: number;
+  /** Output kept per exec for re-attach, in bytes. */
+  readonly outputBufferBytes?: number;
+  /** How often open usage is written down, in ms. Default 60000. */
+  readonly checkpointMs?: number;
+}
+
+export interface CreateOptions {
+  readonly template: string;
+  readonly timeout: number;
+  readonly cpuCount: number;
+  readonly memoryMB: number;
+  readonly diskMB: number;
+  readonly tags: Record<string, string>;
+}
+
+const firstHostUid = 200_000;
+const hostUidSlots = 60_000;
+
+function fail(code: string, message: string): never {
+  throw new CairnError(code, message);
+}
+
+/**
+ * Runs sandboxes: each a bubblewrap process tree in fresh namespaces, as an unprivileged host
+ * uid of its own, in a cgroup that holds its memory, CPU and process count, with a workspace
+ * held to its disk size. Records each sandbox and its usage; stops it on DELETE, on timeout,
+ * when its processes die, and when the runner closes.
+ */
+export class SandboxRunner {
+  private readonly live = new Map<string, LiveSandbox>();
+  private readonly freeUids = new Set<number>();
+  private nextUid = 0;
+  private readonly disks: WorkspaceDisks;
+  private readonly etcFolder: string;
+  private readonly checkpoints: ReturnType<typeof setInterval>;
+  private closed = false;
+  /** Settles once what an earlier run left is cleaned up. */
+  readonly ready: Promise<void>;
+
+  constructor(private readonly settings: RunnerSettings) {
+    const folder = settings.runtimeDir;
+    mkdirSync(folder, { recursive: true, mode: 0o711 });
+    chmodSync(folder, 0o711);
+    this.etcFolder = writeSandboxEtc(join(folder, "etc"));
+    this.disks = new WorkspaceDisks({
+      folder: join(folder, "workspaces"),
+      enforce: settings.host.diskLimits,
+      poolCount: settings.host.diskLimits ? (settings.workspacePool ?? 4) : 0,
+      poolSizeMB: settings.defaultDiskMB,
+    });
+    const abandoned = settings.records.markAbandoned(
+      "the runner stopped while the sandbox was running",
+      new Date(),
+    );
+    if (abandoned > 0) {
+      console.warn(`cairn: ${abandoned} sandbox(es) of an earlier run were marked failed`);
+    }
+    this.ready = this.disks.start().catch((error: unknown) => {
+      console.error("cairn: could not clean the sandbox workspaces of an earlier run:", error);
+    });
+    this.checkpoints = setInterval(
+      () => void this.checkpointAll(),
+      settings.checkpointMs ?? 60_000,
+    );
+    this.checkpoints.unref();
+  }
+
+  /** Limits this host cannot enforce. */
+  get unenforcedLimits(): SandboxRecord["unenforcedLimits"] {
+    const missing: SandboxRecord["unenforcedLimits"] = [];
+    if (this.settings.host.cgroups === undefined) missing.push("memory", "cpu", "pids");
+    if (!this.settings.host.diskLimits) missing.push("disk");
+    return missing;
+  }
+
+  async create(projectId: string, options: CreateOptions): Promise<SandboxRecord> {
+    if (this.closed) fail("unavailable", "the sandbox runner is shutting down");
+    const template = this.settings.templates.get(options.template);
+    if (template === undefined) {
+      fail(
+        "invalid_request",
+        `no template "${options.template}"; the templates are ${[...this.settings.templates.keys()].join(", ")}`,
+      );
+    }
+    await this.ready;
+    const unenforced = this.unenforcedLimits;
+    if (unenforced.length > 0 && this.settings.allowUnenforcedLimits !== true) {
+      fail(
+        "unavailable",
+        `this host cannot enforce the sandbox limits on ${unenforced.join(", ")}; run \`cairn doctor\`, or start the runner with --allow-unenforced-limits to run sandboxes without them`,
+      );
+    }
+    const now = new Date();
+    const record: SandboxRecord = {
+      id: `sbx_${randomBytes(12).toString("hex")}`,
+      template: template.name,
+      status: "creating",
+      cpuCount: options.cpuCount,
+      memoryMB: options.memoryMB,
+      diskMB: options.diskMB,
+      tags: options.tags,
+      tagsLastUpdatedAt: now.toISOString(),
+      createdAt: now.toISOString(),
+      expiresAt: new Date(now.getTime() + options.timeout * 1000).toISOString(),
+      endedAt: null,
+      unenforcedLimits: unenforced,
+      failure: null,
+    };
+    this.settings.records.insert(projectId, record);
+    const hostUid = this.settings.host.root ? this.takeUid() : undefined;
+    let cgroup: SandboxCgroup | undefined;
+    let workspace: Awaited<ReturnType<WorkspaceDisks["acquire"]>> | undefined;
+    try {
+      cgroup = await this.settings.host.cgroups?.create(record.id);
+      await cgroup?.setLimits({
+        memoryMB: record.memoryMB,
+        cpuCount: record.cpuCount,
+        pids: this.settings.pidsLimit ?? 1024,
+      });
+      const owner = hostUid ?? process.getuid?.() ?? 0;
+      workspace = await this.disks.acquire(record.diskMB, { uid: owner, gid: owner });
+      const launched = await launchSandbox({
+        bwrap: this.settings.host.bwrap,
+        template,
+        workspace: workspace.path,
+        etcFolder: this.etcFolder,
+        hostUid,
+        cgroupProcs: cgroup?.procsFiles ?? [],
+        tmpSizeMB: Math.min(record.memoryMB, 1024),
+      });
+      const sandbox: LiveSandbox = {
+        record: { ...record, status: "running" },
+        projectId,
+        hostUid,
+        cgroup,
+        workspace,
+        launched,
+        execs: new Map(),
+        cpuAtSegmentStart: 0,
+        expiryTimer: undefined,
+        stopping: undefined,
+      };
+      this.live.set(record.id, sandbox);
+      this.settings.records.update(sandbox.record);
+      this.settings.records.openSegment(projectId, sandbox.record, Date.now());
+      this.scheduleExpiry(sandbox);
+      void launched.exited.then(({ code, signal }) => {
+        // Its processes died without the runner stopping it: out of memory, say.
+        if (sandbox.stopping === undefined) {
+          const how = signal ?? `code ${code}`;
+          const said = launched.errors();
+          void this.stop(
+            sandbox,
+            "failed",
+            `the sandbox's processes exited on their own (${how})${said === "" ? "" : `: ${said}`}`,
+          );
+        }
+      });
+      return sandbox.record;
+    } catch (error) {
+      await cgroup?.destroy().catch(() => undefined);
+      await workspace?.release().catch(() => undefined);
+      if (hostUid !== undefined) this.freeUids.add(hostUid);
+      const failed: SandboxRecord = {
+        ...record,
+        status: "failed",
+        endedAt: new Date().toISOString(),
+        failure: (error as Error).message,
+      };
+      this.settings.records.update(failed);
+      fail("internal_error", `the sandbox could not start: ${(error as Error).message}`);
+    }
+  }
+
+  /** The record as stored, with the live status when it runs. */
+  get(projectId: string, id: string): SandboxRecord {
+    const live = this.live.get(id);
+    if (live !== undefined && live.projectId === projectId) return live.record;
+    const stored = this.settings.records.get(projectId, id);
+    if (stored === undefined) fail("not_found", `no sandbox ${id}`);
+    return stored;
+  }
+
+  /** Stops a sandbox: every process killed, the workspace deleted, the usage closed. */
+  async delete(projectId: string, id: string): Promise<SandboxRecord> {
+    const sandbox = this.live.get(id);
+    if (sandbox === undefined || sandbox.projectId !== projectId) return this.get(projectId, id);
+    return this.stop(sandbox, "stopped", null);
+  }
+
+  /** Extends the lifetime (seconds from now) and resizes CPU and memory, live. */
+  async update(
+    projectId: string,
+    id: string,
+    patch: {
+      timeout?: number | undefined;
+      cpuCount?: number | undefined;
+      memoryMB?: number | undefined;
+    },
+  ): Promise<SandboxRecord> {
+    const sandbox = this.running(projectId, id);
+    if (patch.cpuCount !== undefined || patch.memoryMB !== undefined) {
+      const next = {
+        cpuCount: patch.cpuCount ?? sandbox.record.cpuCount,
+        memoryMB: patch.memoryMB ?? sandbox.record.memoryMB,
+      };
+      try {
+        await sandbox.cgroup?.setLimits({ ...next, pids: this.settings.pidsLimit ?? 1024 });
+      } catch (error) {
+        fail("conflict", `cannot resize ${id}: ${(error as Error).message}`);
+      }
+      await this.changeSegment(sandbox, (record) => ({ ...record, ...next }));
+    }
+    if (patch.timeout !== undefined) {
+      sandbox.record = {
+        ...sandbox.record,
+        expiresAt: new Date(Date.now() + patch.timeout * 1000).toISOString(),
+      };
+      this.settings.records.update(sandbox.record);
+      this.scheduleExpiry(sandbox);
+    }
+    return sandbox.record;
+  }
+
+  /** Replaces the tags; usage from now on is recorded under them. */
+  async setTags(
+    projectId: string,
+    id: string,
+    tags: Record<string, string>,
+  ): Promise<SandboxRecord> {
+    const live = this.live.get(id);
+    const now = new Date().toISOString();
+    if (live === undefined || live.projectId !== projectId || live.stopping !== undefined) {
+      // A stopped sandbox can still be re-tagged: its past usage is attributed by current tags.
+      const stored = this.get(projectId, id);
+      const updated = { ...stored, tags, tagsLastUpdatedAt: now };
+      this.settings.records.update(updated);
+      return updated;
+    }
+    await this.changeSegment(live, (record) => ({ ...record, tags, tagsLastUpdatedAt: now }));
+    return live.record;
+  }
+
+  async exec(projectId: string, id: string, request: ExecRequest): Promise<ExecSession> {
+    const sandbox = this.running(projectId, id);
+    const child = await sandbox.cgroup?.child(`ex${randomBytes(6).toString("hex")}`);
+    const session = await ExecSession.start(
+      {
+        sandboxId: id,
+        innerPid: sandbox.launched.innerPid,
+        cgroupProcs: child?.procsFiles ?? [],
+        usage: async () => child?.usage(),
+      },
+      request,
+      this.settings.outputBufferBytes,
+    );
+    sandbox.execs.set(session.execId, session);
+    this.forgetOldExecs(sandbox);
+    return session;
+  }
+
+  /** The execs of a live sandbox, oldest first; none once it has stopped. */
+  execs(projectId: string, id: string): ExecRecord[] {
+    const sandbox = this.live.get(id);
+    this.get(projectId, id);
+    if (sandbox === undefined || sandbox.projectId !== projectId) return [];
+    return [...sandbox.execs.values()].map((each) => each.record);
+  }
+
+  execSession(projectId: string, id: string, execId: string): ExecSession {
+    const sandbox = this.live.get(id);
+    this.get(projectId, id);
+    const session = sandbox?.projectId === projectId ? sandbox.execs.get(execId) : undefined;
+    if (session === undefined) fail("not_found", `sandbox ${id} has no exec ${execId}`);
+    return session;
+  }
+
+  /** The live sandbox, for file access: refuses a sandbox that is not running. */
+  running(projectId: string, id: string): LiveSandbox {
+    const sandbox = this.live.get(id);
+    if (sandbox === undefined || sandbox.projectId !== projectId) {
+      const record = this.get(projectId, id);
+      fail("conflict", `sandbox ${id} is ${record.status}; create a new one`);
+    }
+    if (sandbox.stopping !== undefined) fail("conflict", `sandbox ${id} is stopping`);
+    return sandbox;
+  }
+
+  /** Stops every sandbox (status stopped) and releases what the runner holds. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.checkpoints);
+    await Promise.all(
+      [...this.live.values()].map((sandbox) => this.stop(sandbox, "stopped", null)),
+    );
+    await this.disks.close();
+  }
+
+  private stop(
+    sandbox: LiveSandbox,
+    status: Extract<SandboxStatus, "stopped" | "expired" | "failed">,
+    failure: string | null,
+  ): Promise<SandboxRecord> {
+    sandbox.stopping ??= (async () => {
+      clearTimeout(sandbox.expiryTimer);
+      sandbox.record = { ...sandbox.record, status: "stopping" };
+      this.settings.records.update(sandbox.record);
+      for (const session of sandbox.execs.values()) session.kill("killed");
+      const cpu = (await sandbox.cgroup?.usage().catch(() => undefined))?.cpuSeconds;
+      if (sandbox.cgroup !== undefined) await sandbox.cgroup.killAll().catch(() => undefined);
+      // Without a cgroup: bwrap's death takes its namespace's processes with it (pid 1 dies).
+      killGroup(sandbox.launched.process.pid);
+      await Promise.race([sandbox.launched.exited, delay(2_000)]);
+      const now = Date.now();
+      this.settings.records.closeSegment(
+        sandbox.record.id,
+        now,
+        cpu === undefined ? 0 : cpu - sandbox.cpuAtSegmentStart,
+      );
+      await sandbox.cgroup?.destroy().catch((error: unknown) => {
+        console.error(`cairn: could not remove the cgroup of ${sandbox.record.id}:`, error);
+      });
+      await sandbox.workspace.release().catch((error: unknown) => {
+        console.error(`cairn: could not remove the workspace of ${sandbox.record.id}:`, error);
+      });
+      if (sandbox.hostUid !== undefined) this.freeUids.add(sandbox.hostUid);
+      sandbox.record = {
+        ...sandbox.record,
+        status,
+        endedAt: new Date(now).toISOString(),
+        failure,
+      };
+      this.settings.records.update(sandbox.record);
+      this.live.delete(sandbox.record.id);
+      return sandbox.record;
+    })();
+    return sandbox.stopping;
+  }
+
+  private scheduleExpiry(sandbox: LiveSandbox): void {
+    clearTimeout(sandbox.expiryTimer);
+    const due = Date.parse(sandbox.record.expiresAt) - Date.now();
+    sandbox.expiryTimer = setTimeout(
+      () => void this.stop(sandbox, "expired", null),
+      Math.max(0, Math.min(due, 2 ** 31 - 1)),
+    );
+    sandbox.expiryTimer.unref();
+  }
+
+  /** Closes the open usage segment and opens one with the changed record. */
+  private async changeSegment(
+    sandbox: LiveSandbox,
+    change: (record: SandboxRecord) => SandboxRecord,
+  ): Promise<void> {
+    const cpu = (await sandbox.cgroup?.usage().catch(() => undefined))?.cpuSeconds ?? 0;
+    const now = Date.now();
+    this.settings.records.closeSegment(sandbox.record.id, now, cpu - sandbox.cpuAtSegmentStart);
+    sandbox.cpuAtSegmentStart = cpu;
+    sandbox.record = change(sandbox.record);
+    this.settings.records.update(sandbox.record);
+    this.settings.records.openSegment(sandbox.projectId, sandbox.record, now);
+  }
+
+  /** Writes down the usage of the running sandboxes up to now (before a usage query). */
+  async flushUsage(): Promise<void> {
+    await this.checkpointAll();
+  }
+
+  private async checkpointAll(): Promise<void> {
+    for (const sandbox of this.live.values()) {
+      if (sandbox.stopping === undefined) await this.changeSegment(sandbox, (record) => record);
+    }
+  }
+
+  private takeUid(): number {
+    const reused = this.freeUids.values().next();
+    if (!reused.done) {
+      this.freeUids.delete(reused.value);
+      return reused.value;
+    }
+    if (this.nextUid >= hostUidSlots) fail("unavailable", "too many sandboxes at once");
+    return firstHostUid + this.nextUid++;
+  }
+
+  private forgetOldExecs(sandbox: LiveSandbox): void {
+    const finished = [...sandbox.execs.values()].filter((each) => each.exited !== undefined);
+    for (const session of finished.slice(0, Math.max(0, finished.length - finishedExecsKept))) {
+      sandbox.execs.delete(session.execId);
+    }
+  }
+}
+
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // Gone already.
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

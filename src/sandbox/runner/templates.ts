@@ -1,0 +1,45 @@
+import { existsSync, statSync } from "node:fs";
+import { isAbsolute } from "node:path";
+import type { SandboxTemplate } from "../../core/wire/sandbox-request.js";
+import { parseSandboxTemplate } from "../validate.js";
+
+/** A template the runner can start: where its root comes from, and its default sizes. */
+export interface RunnerTemplate extends SandboxTemplate {
+  /** `host-usr`: the host's /usr, read-only (the built-in `base`); `rootfs`: a directory. */
+  readonly root: { readonly kind: "host-usr" } | { readonly kind: "rootfs"; readonly path: string };
+}
+
+/** The built-in template: the host's /usr read-only (sh, coreutils, python3, node), 1 CPU, 1 GiB. */
+export const baseTemplate: RunnerTemplate = {
+  name: "base",
+  image: "base",
+  cpu: 1000,
+  memory: 1024,
+  root: { kind: "host-usr" },
+};
+
+/**
+ * Reads templates in the node-network template schema (name, image, cpu, memory, either
+ * notation). An image is `base` or an absolute path to a root filesystem directory, such as one
+ * made with debootstrap; it must hold `/usr` (or `/bin`) to run anything.
+ */
+export function loadTemplates(inputs: readonly unknown[] = []): Map<string, RunnerTemplate> {
+  const templates = new Map<string, RunnerTemplate>([[baseTemplate.name, baseTemplate]]);
+  for (const input of inputs) {
+    const template = parseSandboxTemplate(input as never);
+    if (template.image === "base") {
+      templates.set(template.name, { ...template, root: { kind: "host-usr" } });
+      continue;
+    }
+    if (!isAbsolute(template.image) || !existsSync(template.image)) {
+      throw new Error(
+        `template ${template.name}: image ${template.image} is neither "base" nor an existing root filesystem directory (an absolute path)`,
+      );
+    }
+    if (!statSync(template.image).isDirectory()) {
+      throw new Error(`template ${template.name}: image ${template.image} is not a directory`);
+    }
+    templates.set(template.name, { ...template, root: { kind: "rootfs", path: template.image } });
+  }
+  return templates;
+}

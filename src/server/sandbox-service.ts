@@ -1,0 +1,104 @@
+import { createHash } from "node:crypto";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { DatabaseSync } from "node:sqlite";
+import { diskRangeMB as defaultDiskRange } from "../core/wire/sandbox-sizes.js";
+import { checkPrerequisites } from "../sandbox/runner/prerequisites.js";
+import { SandboxRunner } from "../sandbox/runner/runner.js";
+import { loadTemplates } from "../sandbox/runner/templates.js";
+import { defaultSandboxPrices, type SandboxPrices } from "../sandbox/runner/usage.js";
+import { ExecTokens } from "./routes/exec-tokens.js";
+import type { SandboxService } from "./routes/sandboxes.js";
+import { SandboxStore } from "./store/sandboxes.js";
+
+/** The sandbox runner's settings in `createServer({ sandboxes })`. */
+export interface SandboxOptions {
+  /** Run sandboxes at all. Default true. */
+  readonly enabled?: boolean;
+  /** Templates besides `base`, in the node-network template schema. */
+  readonly templates?: readonly unknown[];
+  /** The disk sizes a sandbox may ask for, in MB. Default 20480–262144, 20480. */
+  readonly diskRangeMB?: { readonly min: number; readonly max: number; readonly default: number };
+  /** Most processes and threads per sandbox. Default 1024. */
+  readonly pidsLimit?: number;
+  /** Run sandboxes even where a limit cannot be enforced, saying so in each one's status. */
+  readonly allowUnenforcedLimits?: boolean;
+  /** Workspaces of the default size kept ready. Default 4. */
+  readonly workspacePool?: number;
+  /** Output kept per exec for re-attach, in bytes. Default 4 MiB. */
+  readonly outputBufferBytes?: number;
+  readonly prices?: Partial<SandboxPrices>;
+  /** A name for this runner's cgroups (several services on one host). Default: the pid. */
+  readonly runnerName?: string;
+}
+
+/**
+ * The sandbox half of the service: the runner when this host has what it needs, else the
+ * reason, which every sandbox call answers with 503 (the observability API serves on).
+ */
+export async function startSandboxService(
+  db: DatabaseSync,
+  dataDir: string,
+  options: SandboxOptions = {},
+): Promise<SandboxService> {
+  if (options.enabled === false) {
+    return {
+      unavailable:
+        "sandboxes are turned off in this service (createServer({ sandboxes: { enabled: false } }))",
+    };
+  }
+  // One runner per data folder: a restart finds (and removes) what the last run left.
+  const runnerName =
+    options.runnerName ??
+    `cairn-${createHash("sha256").update(dataDir).digest("hex").slice(0, 10)}`;
+  const report = await checkPrerequisites({ runnerName });
+  const missing = report.checks.filter((check) => check.required && !check.ok);
+  const bubblewrap = report.bubblewrap;
+  const essential = missing.filter((check) => !/cgroup|disk/i.test(check.name));
+  if (bubblewrap === undefined || essential.length > 0) {
+    return {
+      unavailable: `sandboxes cannot run on this host: ${essential
+        .map(
+          (check) =>
+            `${check.detail}${check.fix === undefined ? "" : ` (fix: ${check.fix.replace(/\n/g, "; ")})`}`,
+        )
+        .join("; ")}. Run \`cairn doctor\` for details.`,
+    };
+  }
+  await report.cgroups?.removeStale().catch(() => undefined);
+  const diskRangeMB = options.diskRangeMB ?? defaultDiskRange;
+  const templates = loadTemplates(options.templates);
+  const store = new SandboxStore(db);
+  const runner = new SandboxRunner({
+    runtimeDir: join(tmpdir(), runnerName),
+    records: store,
+    host: {
+      bwrap: {
+        path: bubblewrap.path,
+        disableUserns: bubblewrap.disableUserns,
+        tmpfsSize: bubblewrap.tmpfsSize,
+      },
+      cgroups: report.cgroups,
+      diskLimits: report.diskLimits,
+      root: process.getuid?.() === 0,
+    },
+    templates,
+    defaultDiskMB: diskRangeMB.default,
+    ...(options.pidsLimit === undefined ? {} : { pidsLimit: options.pidsLimit }),
+    ...(options.allowUnenforcedLimits === undefined
+      ? {}
+      : { allowUnenforcedLimits: options.allowUnenforcedLimits }),
+    ...(options.workspacePool === undefined ? {} : { workspacePool: options.workspacePool }),
+    ...(options.outputBufferBytes === undefined
+      ? {}
+      : { outputBufferBytes: options.outputBufferBytes }),
+  });
+  return {
+    runner,
+    store,
+    templates,
+    diskRangeMB,
+    prices: { ...defaultSandboxPrices, ...options.prices },
+    tokens: new ExecTokens(),
+  };
+}

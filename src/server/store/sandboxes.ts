@@ -1,0 +1,202 @@
+import type { DatabaseSync } from "node:sqlite";
+import type { SandboxRecord, SandboxStatus } from "../../core/wire/sandbox.js";
+
+interface SandboxRow {
+  id: string;
+  project_id: string;
+  template: string;
+  status: SandboxStatus;
+  cpu_count: number;
+  memory_mb: number;
+  disk_mb: number;
+  tags: string;
+  tags_updated_at: string;
+  created_at: string;
+  expires_at: string;
+  ended_at: string | null;
+  unenforced: string;
+  failure: string | null;
+}
+
+/** A closed or open stretch of a sandbox's life with one size and one set of tags. */
+export interface UsageSegment {
+  readonly sandboxId: string;
+  readonly template: string;
+  /** Tags in force during the segment. */
+  readonly tags: Record<string, string>;
+  /** The sandbox's tags now. */
+  readonly currentTags: Record<string, string>;
+  readonly memoryMB: number;
+  readonly startMs: number;
+  readonly endMs: number | null;
+  readonly cpuSeconds: number;
+}
+
+/** Sandboxes and their usage, per project. */
+export class SandboxStore {
+  constructor(private readonly db: DatabaseSync) {}
+
+  insert(projectId: string, record: SandboxRecord): void {
+    this.db
+      .prepare(`
+        INSERT INTO sandboxes (id, project_id, template, status, cpu_count, memory_mb, disk_mb,
+          tags, tags_updated_at, created_at, expires_at, ended_at, unenforced, failure)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+      .run(
+        record.id,
+        projectId,
+        record.template,
+        record.status,
+        record.cpuCount,
+        record.memoryMB,
+        record.diskMB,
+        JSON.stringify(record.tags),
+        record.tagsLastUpdatedAt,
+        record.createdAt,
+        record.expiresAt,
+        record.endedAt,
+        JSON.stringify(record.unenforcedLimits),
+        record.failure,
+      );
+  }
+
+  /** Writes the record's changing fields. */
+  update(record: SandboxRecord): void {
+    this.db
+      .prepare(`
+        UPDATE sandboxes SET status = ?, cpu_count = ?, memory_mb = ?, tags = ?,
+          tags_updated_at = ?, expires_at = ?, ended_at = ?, failure = ?
+        WHERE id = ?`)
+      .run(
+        record.status,
+        record.cpuCount,
+        record.memoryMB,
+        JSON.stringify(record.tags),
+        record.tagsLastUpdatedAt,
+        record.expiresAt,
+        record.endedAt,
+        record.failure,
+        record.id,
+      );
+  }
+
+  get(projectId: string, id: string): SandboxRecord | undefined {
+    const row = this.db
+      .prepare("SELECT * FROM sandboxes WHERE project_id = ? AND id = ?")
+      .get(projectId, id) as unknown as SandboxRow | undefined;
+    return row === undefined ? undefined : toRecord(row);
+  }
+
+  /** Newest first; `tag` is `key=value` or `key`. */
+  list(
+    projectId: string,
+    filter: { status?: SandboxStatus | undefined; tag?: string | undefined; limit: number },
+  ): SandboxRecord[] {
+    const rows = this.db
+      .prepare(
+        `SELECT * FROM sandboxes WHERE project_id = ? AND (? IS NULL OR status = ?)
+         ORDER BY created_at DESC, rowid DESC`,
+      )
+      .all(projectId, filter.status ?? null, filter.status ?? null) as unknown as SandboxRow[];
+    const [key, value] = filter.tag === undefined ? [] : splitTag(filter.tag);
+    return rows
+      .map(toRecord)
+      .filter(
+        (record) =>
+          key === undefined ||
+          (key in record.tags && (value === undefined || record.tags[key] === value)),
+      )
+      .slice(0, filter.limit);
+  }
+
+  /** Sandboxes a previous run of the runner left as live: their processes died with it. */
+  markAbandoned(reason: string, now: Date): number {
+    const at = now.toISOString();
+    const result = this.db
+      .prepare(`
+        UPDATE sandboxes SET status = 'failed', ended_at = ?, failure = ?
+        WHERE status IN ('creating', 'running', 'stopping')`)
+      .run(at, reason);
+    this.db.prepare("UPDATE sandbox_usage SET end_ms = ? WHERE end_ms IS NULL").run(now.getTime());
+    return Number(result.changes);
+  }
+
+  openSegment(projectId: string, record: SandboxRecord, startMs: number): void {
+    this.db
+      .prepare(`
+        INSERT INTO sandbox_usage (project_id, sandbox_id, template, tags, cpu_count, memory_mb,
+          start_ms, end_ms, cpu_seconds)
+        VALUES (?, ?, ?, ?, ?, ?, ?, NULL, 0)`)
+      .run(
+        projectId,
+        record.id,
+        record.template,
+        JSON.stringify(record.tags),
+        record.cpuCount,
+        record.memoryMB,
+        startMs,
+      );
+  }
+
+  /** Closes the open segment with the CPU seconds used during it. */
+  closeSegment(sandboxId: string, endMs: number, cpuSeconds: number): void {
+    this.db
+      .prepare(
+        "UPDATE sandbox_usage SET end_ms = ?, cpu_seconds = ? WHERE sandbox_id = ? AND end_ms IS NULL",
+      )
+      .run(endMs, Math.max(0, cpuSeconds), sandboxId);
+  }
+
+  /** Every segment that overlaps [fromMs, toMs), with the sandbox's current tags. */
+  segments(projectId: string, fromMs: number, toMs: number): UsageSegment[] {
+    const rows = this.db
+      .prepare(`
+        SELECT u.sandbox_id, u.template, u.tags, s.tags AS current_tags, u.memory_mb, u.start_ms,
+          u.end_ms, u.cpu_seconds
+        FROM sandbox_usage u JOIN sandboxes s ON s.id = u.sandbox_id
+        WHERE u.project_id = ? AND u.start_ms < ? AND (u.end_ms IS NULL OR u.end_ms > ?)`)
+      .all(projectId, toMs, fromMs) as Array<{
+      sandbox_id: string;
+      template: string;
+      tags: string;
+      current_tags: string;
+      memory_mb: number;
+      start_ms: number;
+      end_ms: number | null;
+      cpu_seconds: number;
+    }>;
+    return rows.map((row) => ({
+      sandboxId: row.sandbox_id,
+      template: row.template,
+      tags: JSON.parse(row.tags) as Record<string, string>,
+      currentTags: JSON.parse(row.current_tags) as Record<string, string>,
+      memoryMB: row.memory_mb,
+      startMs: row.start_ms,
+      endMs: row.end_ms,
+      cpuSeconds: row.cpu_seconds,
+    }));
+  }
+}
+
+function splitTag(tag: string): [string, string | undefined] {
+  const at = tag.indexOf("=");
+  return at === -1 ? [tag, undefined] : [tag.slice(0, at), tag.slice(at + 1)];
+}
+
+function toRecord(row: SandboxRow): SandboxRecord {
+  return {
+    id: row.id,
+    template: row.template,
+    status: row.status,
+    cpuCount: row.cpu_count,
+    memoryMB: row.memory_mb,
+    diskMB: row.disk_mb,
+    tags: JSON.parse(row.tags) as Record<string, string>,
+    tagsLastUpdatedAt: row.tags_updated_at,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    endedAt: row.ended_at,
+    unenforcedLimits: JSON.parse(row.unenforced) as SandboxRecord["unenforcedLimits"],
+    failure: row.failure,
+  };
+}

@@ -1,0 +1,225 @@
+import { configure, observe, shutdown } from "cairn";
+import { Sandbox, SandboxUnavailableError, usage } from "cairn/sandbox";
+import { memoryExporter } from "cairn/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { TestServer } from "../server/helpers.js";
+import { connection, startSandboxServer } from "./helpers.js";
+
+let t: TestServer | undefined;
+
+beforeAll(async () => {
+  t = await startSandboxServer();
+});
+afterAll(async () => {
+  await t?.stop();
+});
+
+describe("sandboxes over HTTP and WebSocket", () => {
+  it("creates a sandbox, runs commands in it, and stops it", async () => {
+    if (t === undefined) return;
+    const sandbox = await Sandbox.create({
+      ...connection(t),
+      tags: { team: "search" },
+      timeout: 120,
+    });
+    expect(sandbox.record).toMatchObject({
+      template: "base",
+      status: "running",
+      cpuCount: 1,
+      memoryMB: 1024,
+      diskMB: 32,
+      tags: { team: "search" },
+      unenforcedLimits: [],
+    });
+    expect(sandbox.id).toMatch(/^sbx_[0-9a-f]{24}$/);
+
+    const hello = await sandbox.run("sh", { args: ["-c", "echo hello; echo oops >&2; exit 3"] });
+    expect(hello).toMatchObject({ exitCode: 3, stdout: "hello\n", stderr: "oops\n" });
+
+    const who = await sandbox.run(["sh", "-c", 'id -un; pwd; echo "$GREETING"; echo "$HOME"']);
+    expect(who.stdout).toBe("sandbox\n/workspace\n\n/workspace\n");
+    const withEnv = await sandbox.run("sh", {
+      args: ["-c", 'echo "$GREETING from $(pwd)"'],
+      env: { GREETING: "hi" },
+      cwd: "/tmp",
+    });
+    expect(withEnv.stdout).toBe("hi from /tmp\n");
+    // No host environment leaks in.
+    const env = await sandbox.run("env");
+    expect(env.stdout).not.toMatch(/CAIRN|npm_|VITEST|NODE_/);
+
+    const echo = await sandbox.run("cat", { stdin: "through stdin\n" });
+    expect(echo.stdout).toBe("through stdin\n");
+
+    const stopped = await sandbox.kill();
+    expect(stopped.status).toBe("stopped");
+    expect(stopped.endedAt).not.toBeNull();
+    // A call on a dead sandbox fails fast with a typed error.
+    await expect(sandbox.exec("true")).rejects.toBeInstanceOf(SandboxUnavailableError);
+  });
+
+  it("lists, tags, extends and resizes sandboxes", async () => {
+    if (t === undefined) return;
+    const sandbox = await Sandbox.create({ ...connection(t), tags: { team: "billing" } });
+    const before = sandbox.record.tagsLastUpdatedAt;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const tagged = await sandbox.setTags({ team: "search", env: "dev" });
+    expect(tagged.tags).toEqual({ team: "search", env: "dev" });
+    expect(Date.parse(tagged.tagsLastUpdatedAt)).toBeGreaterThan(Date.parse(before));
+
+    const listed = await Sandbox.list({ ...connection(t), tag: "env=dev", status: "running" });
+    expect(listed.map((each) => each.id)).toContain(sandbox.id);
+    expect(await Sandbox.list({ ...connection(t), tag: "env=prod" })).toEqual([]);
+
+    const extended = await sandbox.setTimeout(3600);
+    expect(Date.parse(extended.expiresAt) - Date.now()).toBeGreaterThan(3500_000);
+    const resized = await sandbox.resize({ cpuCount: 2, memoryMB: 4096 });
+    expect(resized).toMatchObject({ cpuCount: 2, memoryMB: 4096 });
+    await expect(sandbox.resize({ memoryMB: 2048 })).rejects.toThrow(/memory tier/);
+
+    const again = await Sandbox.connect(sandbox.id, connection(t));
+    expect(again.record.memoryMB).toBe(4096);
+    await sandbox.kill();
+  });
+
+  it("expires a sandbox at its timeout and reaps it", async () => {
+    if (t === undefined) return;
+    const sandbox = await Sandbox.create({ ...connection(t), timeout: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 1_800));
+    expect((await sandbox.refresh()).status).toBe("expired");
+  });
+
+  it("keeps a process running without its WebSocket, and re-attaches from an offset", async () => {
+    if (t === undefined) return;
+    const sandbox = await Sandbox.create(connection(t));
+    const handle = await sandbox.exec("sh", {
+      args: ["-c", "for i in 1 2 3 4 5; do echo line$i; sleep 0.1; done"],
+    });
+    const execId = (await sandbox.execs())[0]?.execId as string;
+    handle.detach();
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    const record = await sandbox.execRecord(execId);
+    expect(record).toMatchObject({ state: "exited", exitCode: 0, outputBytes: 30 });
+
+    const whole = await (await sandbox.attach(execId)).wait();
+    expect(whole.stdout).toBe("line1\nline2\nline3\nline4\nline5\n");
+    const rest = await (await sandbox.attach(execId, { since: 18 })).wait();
+    expect(rest.stdout).toBe("line4\nline5\n");
+    await sandbox.kill();
+  });
+
+  it("gives a real terminal in pty mode", async () => {
+    if (t === undefined) return;
+    const sandbox = await Sandbox.create(connection(t));
+    // A terminal of the asked size, as stdin and stdout, with job control in an interactive shell.
+    const run = await sandbox.run("sh", {
+      args: ["-ic", "test -t 0 && test -t 1 && echo tty:yes; stty size; sleep 5 & jobs; kill %1"],
+      pty: { cols: 100, rows: 30 },
+    });
+    expect(run.stdout).toMatch(/tty:yes\r\n30 100\r\n\[1\] \+? *Running +sleep 5/);
+    await sandbox.kill();
+  });
+
+  it("reads, writes, lists, moves and deletes files under /workspace", async () => {
+    if (t === undefined) return;
+    const sandbox = await Sandbox.create(connection(t));
+    await sandbox.files.mkdir("notes");
+    await sandbox.files.write("notes/a.txt", "alpha");
+    expect(await sandbox.files.readText("/workspace/notes/a.txt")).toBe("alpha");
+    // What the API wrote, the sandbox sees, owned by its user.
+    const seen = await sandbox.run("sh", {
+      args: ["-c", "cat notes/a.txt; stat -c %U notes/a.txt"],
+    });
+    expect(seen.stdout).toBe("alphasandbox\n");
+
+    await sandbox.files.move("notes/a.txt", "notes/b.txt");
+    const listing = await sandbox.files.list("notes");
+    expect(listing).toEqual([
+      expect.objectContaining({
+        name: "b.txt",
+        path: "/workspace/notes/b.txt",
+        type: "file",
+        size: 5,
+      }),
+    ]);
+    expect(await sandbox.files.stat("notes")).toMatchObject({ type: "directory" });
+    await sandbox.files.remove("notes/b.txt");
+    expect(await sandbox.files.list("notes")).toEqual([]);
+
+    // A large upload is streamed to disk.
+    const big = new Uint8Array(8 * 1024 * 1024).fill(7);
+    expect(await sandbox.files.write("big.bin", big)).toMatchObject({ bytes: big.byteLength });
+    expect((await sandbox.files.stat("big.bin")).size).toBe(big.byteLength);
+    await sandbox.kill();
+  });
+
+  it("refuses bad input with the documented errors", async () => {
+    if (t === undefined) return;
+    const call = (method: string, path: string, body?: unknown) =>
+      (t as TestServer).call(method, path, body);
+    const cases: Array<[string, string, unknown, number, RegExp]> = [
+      ["POST", "/api/sandboxes", { memoryMB: 2048 }, 400, /1024, 4096, 8192/],
+      ["POST", "/api/sandboxes", { cpuCount: 8 }, 400, /between 1 and 4/],
+      ["POST", "/api/sandboxes", { diskMB: 8 }, 400, /between 16 and 512/],
+      ["POST", "/api/sandboxes", { template: "gpu" }, 400, /no template "gpu"/],
+      ["POST", "/api/sandboxes", { gpus: 1 }, 400, /gpus/],
+      ["GET", "/api/sandboxes/sbx_nope", undefined, 400, /not a sandbox id/],
+      ["GET", `/api/sandboxes/sbx_${"0".repeat(24)}`, undefined, 404, /no sandbox/],
+      ["GET", "/api/usage?group_by=color", undefined, 400, /tag:<key>, sandbox or template/],
+    ];
+    for (const [method, path, body, status, message] of cases) {
+      const response = await call(method, path, body);
+      expect([path, response.status]).toEqual([path, status]);
+      expect((await response.json()).message).toMatch(message);
+    }
+    const listed = await (await call("GET", "/api/sandboxes?status=creating")).json();
+    expect(listed.sandboxes).toEqual([]);
+  });
+
+  it("accounts usage by current tags, or by the tags at the time", async () => {
+    if (t === undefined) return;
+    const sandbox = await Sandbox.create({ ...connection(t), tags: { owner: "ana" } });
+    await sandbox.run("sh", { args: ["-c", "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done"] });
+    await sandbox.setTags({ owner: "bo" });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await sandbox.kill();
+    const current = await usage({ ...connection(t), group_by: "tag:owner" });
+    const bo = current.groups.find((group) => group.key === "bo");
+    expect(current.groups.find((group) => group.key === "ana")).toBeUndefined();
+    expect(bo?.cpuSeconds).toBeGreaterThan(0.05);
+    expect(bo?.memoryGBHours).toBeGreaterThan(0);
+    expect(bo?.costUsd).toBeCloseTo((bo?.memoryGBHours ?? 0) * 0.06, 9);
+    const atTime = await usage({ ...connection(t), group_by: "tag:owner", attribution: "at_time" });
+    const ana = atTime.groups.find((group) => group.key === "ana");
+    expect(ana?.cpuSeconds).toBeGreaterThan(0.05);
+    expect(atTime.groups.find((group) => group.key === "bo")?.wallSeconds).toBeGreaterThan(0.1);
+    const bySandbox = await usage({ ...connection(t), group_by: "sandbox" });
+    expect(bySandbox.groups.map((group) => group.key)).toContain(sandbox.id);
+  });
+
+  it("traces an exec inside an observed call as a tool span with its usage", async () => {
+    if (t === undefined) return;
+    const exporter = memoryExporter();
+    configure({ exporter, exportMode: "immediate" });
+    try {
+      const sandbox = await Sandbox.create(connection(t));
+      const agent = observe(async () => sandbox.run("sh", { args: ["-c", "echo traced"] }), {
+        kind: "agent",
+        spanName: "agent",
+      });
+      await agent();
+      const tool = exporter.spans().find((span) => span.kind === "tool");
+      expect(tool).toMatchObject({ name: "sandbox exec sh", status: "ok" });
+      expect(tool?.attributes).toMatchObject({
+        "cairn.sandbox.id": sandbox.id,
+        "process.exit.code": 0,
+        "cairn.sandbox.output_bytes": 7,
+      });
+      expect(tool?.attributes["cairn.sandbox.cpu_seconds"]).toBeGreaterThanOrEqual(0);
+      expect(tool?.attributes["cairn.sandbox.memory_peak_bytes"]).toBeGreaterThan(0);
+      await sandbox.kill();
+    } finally {
+      await shutdown();
+    }
+  });
+});

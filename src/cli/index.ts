@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { sdkVersion } from "../tracing/sdk-info.js";
 import { dev, devHelp } from "./commands/dev.js";
+import { doctor, doctorHelp } from "./commands/doctor.js";
 import { test, testHelp } from "./commands/test.js";
 import { traces, tracesHelp } from "./commands/traces.js";
 
@@ -13,6 +14,7 @@ Commands:
   traces list            list recent traces of a running service
   traces show <id>       print a trace as a tree
   test <file>            run a test file's cases, score them, print the report
+  doctor                 check what sandboxes need on this machine, and say how to fix it
 
 Options:
   -h, --help       show this help
@@ -20,7 +22,8 @@ Options:
 
 ${devHelp}
 ${tracesHelp}
-${testHelp}`;
+${testHelp}
+${doctorHelp}`;
 
 type Write = (text: string) => void;
 
@@ -42,6 +45,7 @@ export async function main(
     if (command === "dev") return await dev(rest, write);
     if (command === "traces") return await traces(rest, write);
     if (command === "test") return await test(rest, write);
+    if (command === "doctor") return await doctor(rest, write);
   } catch (error) {
     process.stderr.write(
       `cairn ${command}: ${error instanceof Error ? error.message : String(error)}\n`,

@@ -41,7 +41,7 @@ export interface LaunchedSandbox {
 
 // Runs as root on the host: joins the cgroup(s) named in CAIRN_CGROUP_PROCS, so that everything
 // the command starts is accounted and limited from its first instruction, then becomes it.
-const joinCgroupThenExec =
+export const joinCgroupThenExec =
   'for f in $CAIRN_CGROUP_PROCS; do echo $$ > "$f" || exit 125; done; unset CAIRN_CGROUP_PROCS; exec "$@"';
 
 /** Spawns `command` inside the given cgroup, with exactly `env` (and no host environment). */

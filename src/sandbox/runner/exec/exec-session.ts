@@ -2,7 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import type { ExecRecord, ExecSignal } from "../../../core/wire/exec-protocol.js";
 import type { CgroupUsage } from "../cgroups/types.js";
-import { spawnInCgroup } from "../launch.js";
+import { joinCgroupThenExec, spawnInCgroup } from "../launch.js";
 import { sandboxUser } from "../sandbox-etc.js";
 import type { ExecSessionPort } from "./exec-socket.js";
 import { OutputBuffer } from "./output-buffer.js";
@@ -50,6 +50,9 @@ const defaultEnv = {
   LOGNAME: sandboxUser.name,
   LANG: "C.UTF-8",
 };
+
+/** How long output is still read after the command exits, for its last bytes in the pipes. */
+const exitGraceMs = 100;
 
 /** Default size of the output kept per exec for re-attach: 4 MiB. */
 export const defaultOutputBufferBytes = 4 * 1024 * 1024;
@@ -219,8 +222,17 @@ export class ExecSession implements ExecSessionPort {
         );
         this.finish(null, null, "failed");
       });
-      // 'close', not 'exit': every byte of stdout and stderr has been read by then.
+      // 'close' comes once every byte of stdout and stderr is read. A background process the
+      // command left behind may hold the pipes open for ever, so the exec also ends shortly
+      // after the command itself exits, with what its pipes gave until then.
       child.once("close", (code, signal) => this.finish(code, signal, undefined));
+      child.once("exit", (code, signal) => {
+        setTimeout(() => {
+          child.stdout?.destroy();
+          child.stderr?.destroy();
+          this.finish(code, signal, undefined);
+        }, exitGraceMs).unref();
+      });
     }
     if (this.request.timeoutMs !== undefined) {
       this.timer = setTimeout(() => this.kill("timed_out"), this.request.timeoutMs);
@@ -235,26 +247,17 @@ export class ExecSession implements ExecSessionPort {
   ): Promise<void> {
     // node-pty is native: loaded only when a terminal is asked for.
     const { spawn } = await import("node-pty");
-    const pty = spawn(
-      "/bin/sh",
-      [
-        "-c",
-        'for f in $CAIRN_CGROUP_PROCS; do echo $$ > "$f" || exit 125; done; unset CAIRN_CGROUP_PROCS; exec "$@"',
-        "cairn-launch",
-        ...command,
-      ],
-      {
-        name: "xterm-256color",
-        cols: size.cols,
-        rows: size.rows,
-        env: {
-          TERM: "xterm-256color",
-          ...env,
-          CAIRN_CGROUP_PROCS: this.place.cgroupProcs.join(" "),
-        },
-        encoding: null,
+    const pty = spawn("/bin/sh", ["-c", joinCgroupThenExec, "cairn-launch", ...command], {
+      name: "xterm-256color",
+      cols: size.cols,
+      rows: size.rows,
+      env: {
+        TERM: "xterm-256color",
+        ...env,
+        CAIRN_CGROUP_PROCS: this.place.cgroupProcs.join(" "),
       },
-    ) as unknown as Pty;
+      encoding: null,
+    }) as unknown as Pty;
     this.pty = pty;
     this.pid = pty.pid;
     pty.onData((data) =>

@@ -5,6 +5,7 @@
 
 import { runAnalyticsBench } from "./analytics.js";
 import { runIngestBench } from "./ingest.js";
+import { runSandboxBench } from "./sandbox.js";
 import { runStartupBench } from "./startup.js";
 import { runTracingBench } from "./tracing.js";
 
@@ -13,6 +14,7 @@ const benchmarks: Readonly<Record<string, () => Promise<void>>> = {
   startup: runStartupBench,
   ingest: runIngestBench,
   analytics: runAnalyticsBench,
+  sandbox: runSandboxBench,
 };
 
 const requested = process.argv.slice(2);

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { lstatSync, readdirSync, readlinkSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { sandboxUser } from "./sandbox-etc.js";
 import type { RunnerTemplate } from "./templates.js";
@@ -160,6 +161,7 @@ export function launchSandbox(spec: LaunchSpec): Promise<LaunchedSandbox> {
   );
   return new Promise((resolve, reject) => {
     let info = "";
+    let settled = false;
     let errors = "";
     child.stderr?.setEncoding("utf8").on("data", (text: string) => {
       errors = (errors + text).slice(-4000);
@@ -169,13 +171,15 @@ export function launchSandbox(spec: LaunchSpec): Promise<LaunchedSandbox> {
     infoStream?.on("data", (text: string) => {
       info += text;
       const match = /"child-pid"\s*:\s*(\d+)/.exec(info);
-      if (match) {
-        resolve({
-          process: child,
-          innerPid: Number(match[1]),
-          exited,
-          errors: () => errors.trim(),
-        });
+      if (match && !settled) {
+        settled = true;
+        const innerPid = Number(match[1]);
+        // bwrap reports the pid before its child has finished setting up (uid map, mounts):
+        // an exec entering now could find the sandbox half made. Its command running means done.
+        void commandStarted(innerPid, "/usr/bin/sleep").then(
+          () => resolve({ process: child, innerPid, exited, errors: () => errors.trim() }),
+          reject,
+        );
       }
     });
     child.once("error", reject);
@@ -187,4 +191,21 @@ export function launchSandbox(spec: LaunchSpec): Promise<LaunchedSandbox> {
       ),
     );
   });
+}
+
+/** Resolves once a child of `pid` runs `command` (polling /proc), or rejects after 10 s. */
+async function commandStarted(pid: number, command: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (let wait = 0.5; Date.now() < deadline; wait = Math.min(wait * 2, 20)) {
+    const children = await readFile(`/proc/${pid}/task/${pid}/children`, "utf8").catch(() => "");
+    for (const child of children.split(" ").filter((each) => each.trim() !== "")) {
+      const line = await readFile(`/proc/${child.trim()}/cmdline`, "utf8").catch(() => "");
+      if (line.startsWith(`${command}\0`)) return;
+    }
+    // The pid itself may be the one that runs the command (bwrap without its own init).
+    const own = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
+    if (own.startsWith(`${command}\0`)) return;
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+  throw new Error(`the sandbox did not start ${command} within 10 s`);
 }

@@ -179,7 +179,10 @@ describe("sandboxes over HTTP and WebSocket", () => {
   it("accounts usage by current tags, or by the tags at the time", async () => {
     if (t === undefined) return;
     const sandbox = await Sandbox.create({ ...connection(t), tags: { owner: "ana" } });
-    await sandbox.run("sh", { args: ["-c", "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done"] });
+    const busy = await sandbox.run("sh", {
+      args: ["-c", "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done"],
+    });
+    expect(busy.exitCode).toBe(0);
     await sandbox.setTags({ owner: "bo" });
     await new Promise((resolve) => setTimeout(resolve, 200));
     await sandbox.kill();

@@ -57,6 +57,8 @@ export interface CairnServer {
   readonly dataDir: string;
   /** The key created at this start, when this start created the first project. */
   readonly createdApiKey: string | undefined;
+  /** Whether sandboxes run here, in a sentence: ready (and what is not enforced), or why not. */
+  readonly sandboxes: string;
   /** Stops accepting requests, finishes the ones in flight, and closes the database. */
   close(): Promise<void>;
 }
@@ -134,6 +136,12 @@ export async function createServer(options: ServerOptions = {}): Promise<CairnSe
     port: address.port,
     dataDir,
     createdApiKey,
+    sandboxes:
+      "unavailable" in sandboxes
+        ? `unavailable: ${sandboxes.unavailable}`
+        : sandboxes.runner.unenforcedLimits.length === 0
+          ? "ready, every limit enforced"
+          : `ready, but this host cannot enforce ${sandboxes.runner.unenforcedLimits.join(", ")}${options.sandboxes?.allowUnenforcedLimits ? " (allowed: each sandbox says so)" : " (sandboxes refused; --allow-unenforced-limits runs them anyway)"}`,
     close() {
       closed ??= new Promise<void>((resolveClose) => {
         closing = true;

@@ -226,3 +226,76 @@ describe("sandboxes over HTTP and WebSocket", () => {
     }
   });
 });
+
+describe("the exec WebSocket's door", () => {
+  /** Opens the exec socket with `ws` (headers allowed) and says how the upgrade went. */
+  async function open(url: string, headers: Record<string, string> = {}) {
+    const { WebSocket: NodeWebSocket } = await import("ws");
+    return new Promise<{ status: number; body: string }>((resolve) => {
+      const socket = new NodeWebSocket(url, { headers });
+      socket.once("open", () => {
+        socket.close();
+        resolve({ status: 101, body: "" });
+      });
+      socket.once("unexpected-response", (_request, response) => {
+        let body = "";
+        response.on("data", (chunk: Buffer) => {
+          body += chunk.toString();
+        });
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
+      });
+    });
+  }
+
+  it("takes the API key in the headers or an exec token, and refuses the rest with the API's errors", async () => {
+    if (t === undefined) return;
+    const server = t;
+    const sandbox = await Sandbox.create(connection(server));
+    try {
+      const started = await (
+        await server.call("POST", `/api/sandboxes/${sandbox.id}/exec`, { cmd: "echo", args: ["x"] })
+      ).json();
+      const base = `${server.server.url.replace("http", "ws")}/api/sandboxes/${sandbox.id}/exec`;
+      const url = `${base}/${started.execId}`;
+      expect((await open(url, { "x-api-key": server.apiKey })).status).toBe(101);
+      expect((await open(`${url}?token=${started.token}`)).status).toBe(101);
+      const refusals: Array<[string, Record<string, string>, number, RegExp]> = [
+        [url, {}, 401, /no API key/],
+        [url, { "x-api-key": "wrong-key-0123456789" }, 401, /not valid/],
+        [`${url}?token=forged.token`, {}, 401, /token is not valid/],
+        [`${base}/ex_${"0".repeat(24)}`, { "x-api-key": server.apiKey }, 404, /has no exec/],
+        [`${url}?since=999999`, { "x-api-key": server.apiKey }, 400, /past the output/],
+        [`${url}?since=-1`, { "x-api-key": server.apiKey }, 400, /byte offset/],
+      ];
+      for (const [target, headers, status, message] of refusals) {
+        const answer = await open(target, headers);
+        expect([target, answer.status]).toEqual([target, status]);
+        expect(JSON.parse(answer.body).message).toMatch(message);
+      }
+    } finally {
+      await sandbox.kill();
+    }
+  });
+});
+
+describe("a service without sandboxes", () => {
+  it("serves the observability API and answers sandbox calls with 503 and the reason", async () => {
+    const { startTestServer } = await import("../server/helpers.js");
+    const server = await startTestServer({ sandboxes: { enabled: false } });
+    try {
+      expect((await server.call("GET", "/analytics/traces")).status).toBe(200);
+      for (const [method, path] of [
+        ["GET", "/api/sandboxes"],
+        ["POST", "/api/sandboxes"],
+        ["GET", "/api/usage"],
+      ] as const) {
+        const response = await server.call(method, path, method === "POST" ? {} : undefined);
+        expect(response.status).toBe(503);
+        expect((await response.json()).message).toMatch(/sandboxes are turned off/);
+      }
+      expect(server.server.sandboxes).toMatch(/^unavailable: sandboxes are turned off/);
+    } finally {
+      await server.stop();
+    }
+  });
+});

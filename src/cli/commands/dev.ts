@@ -2,9 +2,12 @@ import { parseArgs } from "node:util";
 import { apiKeyFile, createServer } from "../../server/create-server.js";
 
 export const devHelp = `Usage: cairn dev [--port 7070] [--host 127.0.0.1] [--data-dir ./.cairn]
+                 [--allow-unenforced-limits] [--no-sandboxes]
 
-Runs the Cairn service on the embedded store. Environment: CAIRN_PORT, CAIRN_DATA_DIR, and
-CAIRN_API_KEY (the key of the first project, at first start).
+Runs the Cairn service on the embedded store: the observability API and the sandbox runner.
+Environment: CAIRN_PORT, CAIRN_DATA_DIR, and CAIRN_API_KEY (the key of the first project, at
+first start). Where a sandbox limit cannot be enforced on this host, sandboxes are refused
+unless --allow-unenforced-limits is given (each sandbox then lists what is not enforced).
 `;
 
 /** `cairn dev`: serves until SIGINT or SIGTERM, then finishes requests in flight and exits. */
@@ -15,6 +18,8 @@ export async function dev(args: readonly string[], write: (text: string) => void
       port: { type: "string" },
       host: { type: "string" },
       "data-dir": { type: "string" },
+      "allow-unenforced-limits": { type: "boolean" },
+      "no-sandboxes": { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
@@ -31,10 +36,15 @@ export async function dev(args: readonly string[], write: (text: string) => void
     ...(port === undefined ? {} : { port }),
     ...(values.host === undefined ? {} : { host: values.host }),
     ...(values["data-dir"] === undefined ? {} : { dataDir: values["data-dir"] }),
+    sandboxes: {
+      enabled: values["no-sandboxes"] !== true,
+      allowUnenforcedLimits: values["allow-unenforced-limits"] === true,
+    },
   });
   write(`Cairn is running at ${server.url}\n`);
   write(`  data      ${server.dataDir}\n`);
   write(`  health    ${server.url}/health\n`);
+  write(`  sandboxes ${server.sandboxes}\n`);
   if (server.createdApiKey !== undefined) {
     write(`\nA project and its API key were created. The key is shown once:\n\n`);
     write(`  ${server.createdApiKey}\n\n`);

@@ -21,9 +21,9 @@ export interface ExecExit {
 
 /** What {@link ExecHandle.wait} resolves with. */
 export interface ExecResult extends ExecExit {
-  /** Stdout as UTF-8: its last 16 Mi characters when there was more. */
+  /** Stdout as UTF-8: its last 16 MiB when there was more. */
   readonly stdout: string;
-  /** Stderr as UTF-8: its last 16 Mi characters when there was more. */
+  /** Stderr as UTF-8: its last 16 MiB when there was more. */
   readonly stderr: string;
 }
 
@@ -68,7 +68,7 @@ interface Settle<T> {
 const maxDelayMs = 2_000;
 // A connection the runner never answers counts as failed rather than hanging.
 const attachTimeoutMs = 10_000;
-const keptCharacters = 16 * 1024 * 1024;
+const keptBytes = 16 * 1024 * 1024;
 
 /**
  * Connects to a running exec and resolves once the runner has attached the socket. Output
@@ -96,7 +96,7 @@ export function connectExec(options: ConnectExecOptions): Promise<ExecHandle> {
 
 /**
  * A live connection to one exec. Callbacks see every byte; {@link ExecHandle.wait} keeps the last
- * 16 Mi characters of each stream. Messages sent while the connection is being re-established
+ * 16 MiB of each stream. Messages sent while the connection is being re-established
  * are queued and sent in order once it is back.
  */
 export class ExecHandle {
@@ -458,40 +458,42 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** One stream decoded as UTF-8, keeping its last {@link keptCharacters} characters. */
+/**
+ * The last {@link keptBytes} bytes of one stream, decoded as UTF-8 only when asked: decoding
+ * every byte as it comes would cost more than carrying it (hundreds of MB/s of output).
+ */
 class TextTail {
-  readonly #decoder = new TextDecoder();
-  #pieces: string[] = [];
+  #chunks: Uint8Array[] = [];
   #head = 0;
   #length = 0;
 
   push(bytes: Uint8Array): void {
-    // stream: a character split across two chunks is decoded once both have come.
-    this.#add(this.#decoder.decode(bytes, { stream: true }));
+    if (bytes.byteLength === 0) return;
+    this.#chunks.push(bytes);
+    this.#length += bytes.byteLength;
+    while (this.#length - (this.#chunks[this.#head]?.byteLength ?? 0) >= keptBytes) {
+      this.#length -= this.#chunks[this.#head]?.byteLength ?? 0;
+      this.#chunks[this.#head] = new Uint8Array(0);
+      this.#head += 1;
+    }
+    if (this.#head > 1024 && this.#head * 2 > this.#chunks.length) {
+      this.#chunks = this.#chunks.slice(this.#head);
+      this.#head = 0;
+    }
   }
 
   finish(): string {
-    this.#add(this.#decoder.decode());
-    return this.#pieces.slice(this.#head).join("");
-  }
-
-  #add(text: string): void {
-    if (text === "") return;
-    this.#pieces.push(text);
-    this.#length += text.length;
-    while (this.#length > keptCharacters && this.#pieces.length - this.#head > 1) {
-      this.#length -= this.#pieces[this.#head]?.length ?? 0;
-      this.#pieces[this.#head] = "";
-      this.#head += 1;
+    const kept = this.#chunks.slice(this.#head);
+    const total = kept.reduce((sum, chunk) => sum + chunk.byteLength, 0);
+    const joined = new Uint8Array(total);
+    let at = 0;
+    for (const chunk of kept) {
+      joined.set(chunk, at);
+      at += chunk.byteLength;
     }
-    const only = this.#pieces[this.#head] ?? "";
-    if (this.#length > keptCharacters) {
-      this.#pieces[this.#head] = only.slice(only.length - keptCharacters);
-      this.#length = keptCharacters;
-    }
-    if (this.#head > 1024 && this.#head * 2 > this.#pieces.length) {
-      this.#pieces = this.#pieces.slice(this.#head);
-      this.#head = 0;
-    }
+    let start = Math.max(0, total - keptBytes);
+    // Not in the middle of a character: skip UTF-8 continuation bytes at the cut.
+    while (start > 0 && start < total && ((joined[start] as number) & 0xc0) === 0x80) start++;
+    return new TextDecoder().decode(joined.subarray(start));
   }
 }

@@ -196,7 +196,7 @@ export function launchSandbox(spec: LaunchSpec): Promise<LaunchedSandbox> {
 /** Resolves once a child of `pid` runs `command` (polling /proc), or rejects after 10 s. */
 async function commandStarted(pid: number, command: string): Promise<void> {
   const deadline = Date.now() + 10_000;
-  for (let wait = 0.5; Date.now() < deadline; wait = Math.min(wait * 2, 20)) {
+  for (let wait = 0.5; Date.now() < deadline; wait = Math.min(wait * 2, 2)) {
     const children = await readFile(`/proc/${pid}/task/${pid}/children`, "utf8").catch(() => "");
     for (const child of children.split(" ").filter((each) => each.trim() !== "")) {
       const line = await readFile(`/proc/${child.trim()}/cmdline`, "utf8").catch(() => "");

@@ -6,11 +6,11 @@ import type { ExecRecord } from "../../core/wire/exec-protocol.js";
 import type { SandboxRecord, SandboxStatus } from "../../core/wire/sandbox.js";
 import type { CgroupDriver, SandboxCgroup } from "./cgroups/types.js";
 import { type ExecRequest, ExecSession } from "./exec/exec-session.js";
-import { type BwrapInfo, launchSandbox } from "./launch.js";
+import { type BwrapInfo, type LaunchedSandbox, launchSandbox } from "./launch.js";
 import { finishedExecsKept, type LiveSandbox } from "./live-sandbox.js";
 import { writeSandboxEtc } from "./sandbox-etc.js";
 import type { RunnerTemplate } from "./templates.js";
-import { WorkspaceDisks } from "./workspace-disks.js";
+import { type Workspace, WorkspaceDisks } from "./workspace-disks.js";
 
 /** Where the runner keeps sandboxes (the store's SandboxStore satisfies it). */
 export interface SandboxRecords {
@@ -53,6 +53,19 @@ export interface RunnerSettings {
   readonly outputBufferBytes?: number;
   /** How often open usage is written down, in ms. Default 60000. */
   readonly checkpointMs?: number;
+  /** Sandboxes of the base template and default size started ahead. Default 2. */
+  readonly warmSandboxes?: number;
+}
+
+/** The processes and resources of a started sandbox, before (or without) its record. */
+interface Booted {
+  readonly template: string;
+  readonly diskMB: number;
+  readonly limits: { readonly memoryMB: number; readonly cpuCount: number };
+  readonly hostUid: number | undefined;
+  readonly cgroup: SandboxCgroup | undefined;
+  readonly workspace: Workspace;
+  readonly launched: LaunchedSandbox;
 }
 
 export interface CreateOptions {
@@ -85,6 +98,8 @@ export class SandboxRunner {
   private readonly etcFolder: string;
   private readonly checkpoints: ReturnType<typeof setInterval>;
   private closed = false;
+  private readonly warm: Booted[] = [];
+  private warming: Promise<void> | undefined;
   /** Settles once what an earlier run left is cleaned up. */
   readonly ready: Promise<void>;
 
@@ -109,6 +124,7 @@ export class SandboxRunner {
     this.ready = this.disks.start().catch((error: unknown) => {
       console.error("cairn: could not clean the sandbox workspaces of an earlier run:", error);
     });
+    void this.ready.then(() => this.refillWarm());
     this.checkpoints = setInterval(
       () => void this.checkpointAll(),
       settings.checkpointMs ?? 60_000,
@@ -158,27 +174,21 @@ export class SandboxRunner {
       failure: null,
     };
     this.settings.records.insert(projectId, record);
-    const hostUid = this.settings.host.root ? this.takeUid() : undefined;
-    let cgroup: SandboxCgroup | undefined;
-    let workspace: Awaited<ReturnType<WorkspaceDisks["acquire"]>> | undefined;
+    let booted: Booted | undefined;
     try {
-      cgroup = await this.settings.host.cgroups?.create(record.id);
-      await cgroup?.setLimits({
-        memoryMB: record.memoryMB,
-        cpuCount: record.cpuCount,
-        pids: this.settings.pidsLimit ?? 1024,
-      });
-      const owner = hostUid ?? process.getuid?.() ?? 0;
-      workspace = await this.disks.acquire(record.diskMB, { uid: owner, gid: owner });
-      const launched = await launchSandbox({
-        bwrap: this.settings.host.bwrap,
-        template,
-        workspace: workspace.path,
-        etcFolder: this.etcFolder,
-        hostUid,
-        cgroupProcs: cgroup?.procsFiles ?? [],
-        tmpSizeMB: Math.min(record.memoryMB, 1024),
-      });
+      booted = this.takeWarm(template, record) ?? (await this.boot(template, record, record.id));
+      // A warm sandbox was started with the default size: this one's limits, live.
+      if (
+        booted.limits.memoryMB !== record.memoryMB ||
+        booted.limits.cpuCount !== record.cpuCount
+      ) {
+        await booted.cgroup?.setLimits({
+          memoryMB: record.memoryMB,
+          cpuCount: record.cpuCount,
+          pids: this.settings.pidsLimit ?? 1024,
+        });
+      }
+      const { hostUid, cgroup, workspace, launched } = booted;
       const sandbox: LiveSandbox = {
         record: { ...record, status: "running" },
         projectId,
@@ -187,7 +197,8 @@ export class SandboxRunner {
         workspace,
         launched,
         execs: new Map(),
-        cpuAtSegmentStart: 0,
+        // A warm sandbox used a little CPU before it was handed over: not this sandbox's.
+        cpuAtSegmentStart: (await cgroup?.usage().catch(() => undefined))?.cpuSeconds ?? 0,
         expiryTimer: undefined,
         stopping: undefined,
       };
@@ -195,6 +206,7 @@ export class SandboxRunner {
       this.settings.records.update(sandbox.record);
       this.settings.records.openSegment(projectId, sandbox.record, Date.now());
       this.scheduleExpiry(sandbox);
+      this.refillWarm();
       void launched.exited.then(({ code, signal }) => {
         // Its processes died without the runner stopping it: out of memory, say.
         if (sandbox.stopping === undefined) {
@@ -209,9 +221,7 @@ export class SandboxRunner {
       });
       return sandbox.record;
     } catch (error) {
-      await cgroup?.destroy().catch(() => undefined);
-      await workspace?.release().catch(() => undefined);
-      if (hostUid !== undefined) this.freeUids.add(hostUid);
+      if (booted !== undefined) await this.release(booted);
       const failed: SandboxRecord = {
         ...record,
         status: "failed",
@@ -221,6 +231,114 @@ export class SandboxRunner {
       this.settings.records.update(failed);
       fail("internal_error", `the sandbox could not start: ${(error as Error).message}`);
     }
+  }
+
+  /**
+   * Starts the processes of a sandbox: its uid, cgroup with limits, workspace and bwrap. The
+   * failures of each step undo the steps before.
+   */
+  private async boot(
+    template: RunnerTemplate,
+    sizes: { memoryMB: number; cpuCount: number; diskMB: number },
+    cgroupName: string,
+  ): Promise<Booted> {
+    const hostUid = this.settings.host.root ? this.takeUid() : undefined;
+    let cgroup: SandboxCgroup | undefined;
+    let workspace: Workspace | undefined;
+    try {
+      cgroup = await this.settings.host.cgroups?.create(cgroupName);
+      const limits = { memoryMB: sizes.memoryMB, cpuCount: sizes.cpuCount };
+      await cgroup?.setLimits({ ...limits, pids: this.settings.pidsLimit ?? 1024 });
+      const owner = hostUid ?? process.getuid?.() ?? 0;
+      workspace = await this.disks.acquire(sizes.diskMB, { uid: owner, gid: owner });
+      const launched = await launchSandbox({
+        bwrap: this.settings.host.bwrap,
+        template,
+        workspace: workspace.path,
+        etcFolder: this.etcFolder,
+        hostUid,
+        cgroupProcs: cgroup?.procsFiles ?? [],
+        tmpSizeMB: Math.min(sizes.memoryMB, 1024),
+      });
+      return {
+        template: template.name,
+        diskMB: sizes.diskMB,
+        limits,
+        hostUid,
+        cgroup,
+        workspace,
+        launched,
+      };
+    } catch (error) {
+      await cgroup?.destroy().catch(() => undefined);
+      await workspace?.release().catch(() => undefined);
+      if (hostUid !== undefined) this.freeUids.add(hostUid);
+      throw error;
+    }
+  }
+
+  /** A warm sandbox of this template and disk size, if one is ready. */
+  private takeWarm(template: RunnerTemplate, record: SandboxRecord): Booted | undefined {
+    const index = this.warm.findIndex(
+      (each) => each.template === template.name && each.diskMB === record.diskMB,
+    );
+    if (index === -1) return undefined;
+    const [taken] = this.warm.splice(index, 1);
+    return taken;
+  }
+
+  /**
+   * Keeps `warmSandboxes` sandboxes of the base template and default disk started ahead, so
+   * that creating one is handing it over. Refilled in the background after a creation.
+   */
+  private refillWarm(): void {
+    const wanted = this.settings.warmSandboxes ?? 2;
+    if (this.warming !== undefined || this.closed || wanted === 0) return;
+    if (this.unenforcedLimits.length > 0 && this.settings.allowUnenforcedLimits !== true) return;
+    this.warming = (async () => {
+      // After the creation that called for it has answered: they would compete for the CPU.
+      await delay(20);
+      while (!this.closed && this.warm.length < wanted) {
+        const template = this.settings.templates.get("base");
+        if (template === undefined) return;
+        const sizes = { memoryMB: 1024, cpuCount: 1, diskMB: this.settings.defaultDiskMB };
+        const booted = await this.boot(
+          template,
+          sizes,
+          `warm${randomBytes(6).toString("hex")}`,
+        ).catch((error: unknown) => {
+          console.error("cairn: could not start a warm sandbox:", error);
+          return undefined;
+        });
+        if (booted === undefined) return;
+        if (this.closed) {
+          await this.release(booted);
+          return;
+        }
+        this.warm.push(booted);
+        // A warm sandbox that dies on its own is dropped, not handed out.
+        void booted.launched.exited.then(() => {
+          const index = this.warm.indexOf(booted);
+          if (index !== -1) {
+            this.warm.splice(index, 1);
+            void this.release(booted);
+          }
+        });
+      }
+    })().finally(() => {
+      this.warming = undefined;
+      this.disks.refill();
+    });
+  }
+
+  /** Kills a sandbox's processes and frees what it held (no record: warm or failed to start). */
+  private async release(booted: Booted): Promise<void> {
+    await booted.cgroup?.killAll().catch(() => undefined);
+    killGroup(booted.launched.process.pid);
+    await Promise.race([booted.launched.exited, delay(2_000)]);
+    await booted.cgroup?.destroy().catch(() => undefined);
+    await booted.workspace.release().catch(() => undefined);
+    if (booted.hostUid !== undefined) this.freeUids.add(booted.hostUid);
   }
 
   /** The record as stored, with the live status when it runs. */
@@ -342,9 +460,11 @@ export class SandboxRunner {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.checkpoints);
-    await Promise.all(
-      [...this.live.values()].map((sandbox) => this.stop(sandbox, "stopped", null)),
-    );
+    await this.warming;
+    await Promise.all([
+      ...[...this.live.values()].map((sandbox) => this.stop(sandbox, "stopped", null)),
+      ...this.warm.splice(0).map((booted) => this.release(booted)),
+    ]);
     await this.disks.close();
   }
 

@@ -68,7 +68,6 @@ export class WorkspaceDisks {
     if (!this.options.enforce) return this.plainWorkspace(owner);
     let prepared = sizeMB === this.options.poolSizeMB ? this.ready.shift() : undefined;
     prepared ??= await this.prepare(sizeMB);
-    this.refill();
     await chown(prepared.mountPoint, owner.uid, owner.gid);
     return enforcedWorkspace(prepared);
   }
@@ -80,7 +79,11 @@ export class WorkspaceDisks {
     await Promise.all(this.ready.splice(0).map((each) => enforcedWorkspace(each).release()));
   }
 
-  private refill(): void {
+  /**
+   * Makes workspaces until the pool is full, in the background. Called after a sandbox has
+   * started rather than at once: formatting competes with the start for CPU and disk.
+   */
+  refill(): void {
     if (this.refilling !== undefined || this.closed) return;
     this.refilling = (async () => {
       while (!this.closed && this.ready.length < this.options.poolCount) {

@@ -129,6 +129,13 @@ function fileError(stderr: string, what: string): CairnError {
       .split("\n")
       .at(-1)
       ?.replace(/^[^:]+: /, "") ?? "";
+  const missingTool = /nsenter: failed to execute (\S+)/.exec(stderr)?.[1];
+  if (missingTool !== undefined) {
+    return new CairnError(
+      "invalid_request",
+      `${what}: the sandbox's template has no ${missingTool}; the file API runs coreutils inside the sandbox (cat, dd, find, mkdir, mv, rm)`,
+    );
+  }
   if (/No such file or directory/.test(stderr))
     return new CairnError("not_found", `${what}: no such file or directory`);
   if (/No space left on device|Disk quota exceeded/.test(stderr)) {

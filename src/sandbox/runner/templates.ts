@@ -36,8 +36,15 @@ export function loadTemplates(inputs: readonly unknown[] = []): Map<string, Runn
         `template ${template.name}: image ${template.image} is neither "base" nor an existing root filesystem directory (an absolute path)`,
       );
     }
-    if (!statSync(template.image).isDirectory()) {
+    const stats = statSync(template.image);
+    if (!stats.isDirectory()) {
       throw new Error(`template ${template.name}: image ${template.image} is not a directory`);
+    }
+    // Sandboxes start as unprivileged uids of their own, which must be able to read the image.
+    if ((stats.mode & 0o005) !== 0o005) {
+      throw new Error(
+        `template ${template.name}: image ${template.image} is not readable by other users, so sandboxes (unprivileged uids) cannot use it; chmod o+rx ${template.image}`,
+      );
     }
     templates.set(template.name, { ...template, root: { kind: "rootfs", path: template.image } });
   }

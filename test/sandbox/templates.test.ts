@@ -1,0 +1,101 @@
+import { execFileSync } from "node:child_process";
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { Sandbox } from "cairn/sandbox";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { TestServer } from "../server/helpers.js";
+import { connection, startSandboxServer } from "./helpers.js";
+
+/**
+ * A root filesystem with nothing but a shell, sleep, ls, cat, dd and the libraries they load,
+ * as a template image: what a debootstrap folder is, in miniature.
+ */
+function tinyRootfs(): string {
+  const root = mkdtempSync(join(tmpdir(), "cairn-rootfs-"));
+  // Sandboxes run as unprivileged uids: the image must be readable by everyone.
+  chmodSync(root, 0o755);
+  const binaries = [
+    "/usr/bin/dash",
+    "/usr/bin/sleep",
+    "/usr/bin/ls",
+    "/usr/bin/cat",
+    "/usr/bin/dd",
+  ];
+  const libraries = new Set<string>();
+  for (const binary of binaries) {
+    for (const line of execFileSync("ldd", [binary], { encoding: "utf8" }).split("\n")) {
+      const path = /(\/\S+) \(0x/.exec(line)?.[1];
+      if (path !== undefined) libraries.add(path);
+    }
+  }
+  for (const file of [...binaries, ...libraries]) {
+    const target = join(root, file.replace(/^\/lib/, "/usr/lib"));
+    mkdirSync(dirname(target), { recursive: true });
+    copyFileSync(file, target);
+  }
+  copyFileSync("/usr/bin/dash", join(root, "usr/bin/sh"));
+  for (const name of ["bin", "lib", "lib64"]) symlinkSync(`usr/${name}`, join(root, name));
+  mkdirSync(join(root, "etc"));
+  return root;
+}
+
+describe("templates", () => {
+  let t: TestServer | undefined;
+  let rootfs = "";
+
+  beforeAll(async () => {
+    rootfs = tinyRootfs();
+    t = await startSandboxServer({
+      sandboxes: {
+        diskRangeMB: { min: 16, max: 512, default: 32 },
+        templates: [{ name: "tiny", image: rootfs, cpu: "2000m", memory: "4Gi" }],
+      },
+    });
+  });
+  afterAll(async () => {
+    await t?.stop();
+    rmSync(rootfs, { recursive: true, force: true });
+  });
+
+  it("runs a sandbox on a root filesystem folder, with the template's sizes as defaults", async () => {
+    if (t === undefined) return;
+    const sandbox = await Sandbox.create({ ...connection(t), template: "tiny" });
+    try {
+      expect(sandbox.record).toMatchObject({ template: "tiny", cpuCount: 2, memoryMB: 4096 });
+      const run = await sandbox.run("sh", {
+        args: ["-c", "ls /usr/bin; cat /etc/hostname || echo no-hostname"],
+      });
+      // The template's /usr, not the host's: five programs and no python3.
+      expect(run.stdout.split("\n").slice(0, 6)).toEqual([
+        "cat",
+        "dash",
+        "dd",
+        "ls",
+        "sh",
+        "sleep",
+      ]);
+      expect(run.stdout).toContain("no-hostname");
+      await sandbox.files.write("note.txt", "on tiny");
+      expect((await sandbox.run("cat", { args: ["note.txt"] })).stdout).toBe("on tiny");
+      // Without find, listing cannot work: the error says what the template lacks.
+      await expect(sandbox.files.list()).rejects.toThrow(/template has no find/);
+    } finally {
+      await sandbox.kill();
+    }
+  });
+
+  it("refuses a missing image, or one the sandboxes could not read", async () => {
+    if (t === undefined) return;
+    const { startTestServer } = await import("../server/helpers.js");
+    await expect(
+      startTestServer({
+        sandboxes: {
+          templates: [{ name: "ghost", image: "/nonexistent/rootfs", cpu: 1000, memory: 1024 }],
+        },
+      }),
+    ).rejects.toThrow(
+      /image \/nonexistent\/rootfs is neither "base" nor an existing root filesystem/,
+    );
+  });
+});

@@ -1,5 +1,6 @@
 import type { DatabaseSync } from "node:sqlite";
 import { Hono } from "hono";
+import { cors } from "hono/cors";
 import { requestId } from "hono/request-id";
 import { findScorer } from "../tracing/scoring/registry.js";
 import type { JudgeGrader, Scorer } from "../tracing/scoring/types.js";
@@ -42,12 +43,25 @@ export interface AppParts {
   readonly scorers?: Readonly<Record<string, Scorer>> | undefined;
   /** The sandbox runner, or why there is none. Default: none (503 on the sandbox API). */
   readonly sandboxes?: SandboxService | undefined;
+  /** Origins whose pages may call the API from a browser. Default: any. */
+  readonly corsOrigins?: readonly string[] | undefined;
 }
 
 /** The HTTP API: routes composed over the store, with auth, limits and one error format. */
 export function createApp(parts: AppParts) {
   const app = new Hono<{ Variables: AuthVariables & { requestId: string } }>();
   app.use(requestId({ headerName: "x-request-id" }));
+  // Browsers on other origins (an app's front end, the React kit) call the API with the key in
+  // a header, never a cookie: any origin may, unless the service names its own.
+  app.use(
+    cors({
+      origin: parts.corsOrigins === undefined ? "*" : [...parts.corsOrigins],
+      allowHeaders: ["x-api-key", "authorization", "content-type"],
+      allowMethods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+      exposeHeaders: ["x-request-id", "retry-after", "content-length", "last-modified"],
+      maxAge: 600,
+    }),
+  );
   app.use(async (_c, next) => {
     if (parts.isClosing()) {
       throw new ApiError("unavailable", "the server is shutting down; retry shortly", {

@@ -48,6 +48,8 @@ export interface ServerOptions {
   scorers?: Readonly<Record<string, Scorer>>;
   /** The sandbox runner: templates, disk range, limits, prices; `{ enabled: false }` for none. */
   sandboxes?: SandboxOptions;
+  /** Origins whose pages may call the API from a browser (CORS). Default: any origin. */
+  corsOrigins?: readonly string[];
 }
 
 export interface CairnServer {
@@ -105,6 +107,7 @@ export async function createServer(options: ServerOptions = {}): Promise<CairnSe
     judgeFor: judgeConfig === undefined ? undefined : judgesByProject(judgeConfig, spans),
     scorers: options.scorers,
     sandboxes,
+    corsOrigins: options.corsOrigins,
     bodyLimitBytes: options.bodyLimitBytes ?? 10 * 1024 * 1024,
     rateLimit: options.rateLimit ?? defaultRateLimit,
     isClosing: () => closing,

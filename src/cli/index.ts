@@ -2,6 +2,7 @@
 import { sdkVersion } from "../tracing/sdk-info.js";
 import { dev, devHelp } from "./commands/dev.js";
 import { doctor, doctorHelp } from "./commands/doctor.js";
+import { sandbox, sandboxHelp } from "./commands/sandbox.js";
 import { test, testHelp } from "./commands/test.js";
 import { traces, tracesHelp } from "./commands/traces.js";
 
@@ -15,6 +16,8 @@ Commands:
   traces show <id>       print a trace as a tree
   test <file>            run a test file's cases, score them, print the report
   doctor                 check what sandboxes need on this machine, and say how to fix it
+  sandbox <subcommand>   create, list, exec in, attach to, copy files to and from, tag, resize
+                         and stop sandboxes; report their usage
 
 Options:
   -h, --help       show this help
@@ -23,7 +26,8 @@ Options:
 ${devHelp}
 ${tracesHelp}
 ${testHelp}
-${doctorHelp}`;
+${doctorHelp}
+${sandboxHelp}`;
 
 type Write = (text: string) => void;
 
@@ -46,6 +50,7 @@ export async function main(
     if (command === "traces") return await traces(rest, write);
     if (command === "test") return await test(rest, write);
     if (command === "doctor") return await doctor(rest, write);
+    if (command === "sandbox") return await sandbox(rest, write);
   } catch (error) {
     process.stderr.write(
       `cairn ${command}: ${error instanceof Error ? error.message : String(error)}\n`,

@@ -72,7 +72,13 @@ export function createApp(parts: AppParts) {
   });
   app.get("/health", (c) => c.json({ status: "ok" }));
   app.route("/", docsRoutes());
-  app.use(limitBody(parts.bodyLimitBytes));
+  const bodyLimit = limitBody(parts.bodyLimitBytes);
+  // A file upload streams to the sandbox's disk, which its size already bounds.
+  app.use((c, next) =>
+    c.req.method === "PUT" && /^\/api\/sandboxes\/[^/]+\/files$/.test(c.req.path)
+      ? next()
+      : bodyLimit(c, next),
+  );
   app.use(requireApiKey(parts.projects));
   app.use(rateLimitPerKey(parts.rateLimit));
   app.route("/", ingestRoutes(parts.ingester));

@@ -108,6 +108,29 @@ describe("sandboxes over HTTP and WebSocket", () => {
     await sandbox.kill();
   });
 
+  it("delivers signals to the command, which may trap them", async () => {
+    if (t === undefined) return;
+    const sandbox = await Sandbox.create(connection(t));
+    let ready: () => void = () => undefined;
+    const started = new Promise<void>((resolve) => {
+      ready = resolve;
+    });
+    const handle = await sandbox.exec("sh", {
+      args: ["-c", 'trap "echo got-int; exit 5" INT; echo ready; while true; do sleep 0.05; done'],
+      onStdout: (bytes) => {
+        if (new TextDecoder().decode(bytes).includes("ready")) ready();
+      },
+    });
+    await started;
+    handle.signal("SIGINT");
+    expect(await handle.wait()).toMatchObject({
+      exitCode: 5,
+      signal: null,
+      stdout: "ready\ngot-int\n",
+    });
+    await sandbox.kill();
+  });
+
   it("gives a real terminal in pty mode", async () => {
     if (t === undefined) return;
     const sandbox = await Sandbox.create(connection(t));

@@ -16,12 +16,13 @@ export function serviceEndpoint(flags: ConnectionFlags): {
   endpoint: string;
   apiKey: string | undefined;
 } {
+  // An empty variable counts as unset, as everywhere else in Cairn.
   const endpoint = (
-    flags.endpoint ??
-    process.env.CAIRN_ENDPOINT ??
+    flags.endpoint ||
+    process.env.CAIRN_ENDPOINT ||
     "http://127.0.0.1:7070"
   ).replace(/\/+$/, "");
-  const apiKey = flags.apiKey ?? process.env.CAIRN_API_KEY ?? savedKey(flags.dataDir);
+  const apiKey = flags.apiKey || process.env.CAIRN_API_KEY || savedKey(flags.dataDir);
   return { endpoint, apiKey };
 }
 

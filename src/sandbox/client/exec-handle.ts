@@ -153,6 +153,11 @@ export class ExecHandle {
     this.#open();
   }
 
+  /** The exec's id (`ex_…`), from its URL: to attach to it again later. */
+  get execId(): string {
+    return this.#url.pathname.split("/").at(-1) ?? "";
+  }
+
   /** Output bytes received or reported dropped so far: where a reconnection resumes. */
   get offset(): number {
     return this.#offset;

@@ -58,6 +58,9 @@ export async function sandboxRequest(
     response = await fetch(`${connection.endpoint}${path}`, {
       method,
       headers,
+      // No redirects: fetch would otherwise keep every chunk of a streamed upload in memory,
+      // in case it had to send the body again.
+      redirect: "error",
       ...(body === undefined ? {} : { body, duplex: "half" }),
     } as RequestInit);
   } catch (cause) {
@@ -81,13 +84,15 @@ export async function sandboxRequest(
   if (response.status === 404 && options.sandboxId !== undefined && /no sandbox/.test(message)) {
     throw new SandboxNotFoundError(options.sandboxId);
   }
-  if (response.status === 409 && options.sandboxId !== undefined) {
-    const reason = /expired/.test(message)
-      ? "expired"
-      : /failed/.test(message)
-        ? "failed"
-        : "stopped";
-    throw new SandboxUnavailableError({ reason, sandboxId: options.sandboxId });
+  // 409 "sandbox … is stopped/expired/failed/stopping": the sandbox cannot take work.
+  const ended = /is (stopped|expired|failed|stopping)\b/.exec(message)?.[1];
+  if (response.status === 409 && options.sandboxId !== undefined && ended !== undefined) {
+    const reason = ended === "stopping" ? "stopped" : (ended as "stopped" | "expired" | "failed");
+    throw new SandboxUnavailableError({
+      reason,
+      sandboxId: options.sandboxId,
+      cause: new Error(message),
+    });
   }
   if (response.status === 503) {
     throw new SandboxUnavailableError({ reason: "runner_unavailable", cause: new Error(message) });

@@ -1,5 +1,6 @@
 import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { readdir, readFile } from "node:fs/promises";
 import type { ExecRecord, ExecSignal } from "../../../core/wire/exec-protocol.js";
 import type { CgroupUsage } from "../cgroups/types.js";
 import { joinCgroupThenExec, spawnInCgroup } from "../launch.js";
@@ -145,14 +146,20 @@ export class ExecSession implements ExecSessionPort {
     if (this.exited === undefined) this.pty?.resize(cols, rows);
   }
 
+  /**
+   * Sends a signal to the command and what it started (its session), not to the nsenter that
+   * waits for it on the host: a command that traps SIGINT must be able to handle it and exit
+   * as it chooses. SIGKILL goes to everything, nsenter included.
+   */
   signal(name: ExecSignal): void {
     if (this.exited !== undefined) return;
-    try {
-      // The whole process group: nsenter and the command it started inside the sandbox.
-      process.kill(-this.pid, name);
-    } catch {
-      // Already gone.
+    if (name === "SIGKILL") {
+      sendSignal(-this.pid, name);
+      return;
     }
+    void sessionMembers(this.pid).then((pids) => {
+      for (const pid of pids) sendSignal(pid, name);
+    });
   }
 
   /** Stops it for good (SIGKILL), recording why. */
@@ -286,6 +293,27 @@ export class ExecSession implements ExecSessionPort {
         this.exitListeners.clear();
       });
   }
+}
+
+function sendSignal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // Already gone.
+  }
+}
+
+/** Host pids of the processes in the session `leader` leads, the leader left out. */
+async function sessionMembers(leader: number): Promise<number[]> {
+  const members: number[] = [];
+  for (const entry of await readdir("/proc").catch(() => [] as string[])) {
+    if (!/^\d+$/.test(entry) || Number(entry) === leader) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
+    // pid (comm) state ppid pgrp session …: comm may hold spaces, so read after its ')'.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(fields[3]) === leader) members.push(Number(entry));
+  }
+  return members;
 }
 
 function signalName(number: number): string {

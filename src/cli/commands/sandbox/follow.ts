@@ -1,0 +1,148 @@
+import { constants } from "node:os";
+import {
+  ExecConnectionError,
+  type ExecHandle,
+  type ExecResult,
+  type Sandbox,
+} from "../../../sandbox/index.js";
+
+/**
+ * What happens to the local stdin: `terminal` sends keystrokes as they are typed (raw mode on
+ * a terminal, so Ctrl-C reaches the remote program); `forward` sends it and closes the remote
+ * stdin at its end; `close` closes the remote stdin at once; `leave` does neither.
+ */
+export type StdinMode = "terminal" | "forward" | "close" | "leave";
+
+export interface FollowOptions {
+  readonly sandbox: Sandbox;
+  readonly execId: string;
+  /** From POST …/exec; without it the SDK asks for one. */
+  readonly token?: string | undefined;
+  /** The output offset to replay from. */
+  readonly since?: number | undefined;
+  readonly stdin: StdinMode;
+  /** Send the local terminal's size now and whenever it changes (the exec has a pty). */
+  readonly resize: boolean;
+  /**
+   * Ctrl-C: `forward` sends SIGINT to the remote program (a second Ctrl-C detaches);
+   * `detach` leaves the program running and returns at once.
+   */
+  readonly interrupt: "forward" | "detach";
+}
+
+/** The local terminal's size, within what the API accepts; 80×24 when there is none. */
+export function terminalSize(): { cols: number; rows: number } {
+  const within = (value: number | undefined, fallback: number) =>
+    Math.min(1000, Math.max(1, value || fallback));
+  return process.stdout.isTTY
+    ? { cols: within(process.stdout.columns, 80), rows: within(process.stdout.rows, 24) }
+    : { cols: 80, rows: 24 };
+}
+
+/**
+ * Streams an exec's output to this process's stdout and stderr until it ends, and resolves
+ * with the exit code to leave with: the program's own, 128 + the signal's number when a signal
+ * ended it (or ended this command, which then detaches and leaves it running).
+ */
+export async function followExec(options: FollowOptions): Promise<number> {
+  const { sandbox, execId } = options;
+  const handle = await sandbox.attach(execId, {
+    ...(options.token === undefined ? {} : { token: options.token }),
+    ...(options.since === undefined ? {} : { since: options.since }),
+    onStdout: (bytes) => process.stdout.write(bytes),
+    onStderr: (bytes) => process.stderr.write(bytes),
+  });
+  const cleanups: Array<() => void> = [];
+  let detachedBy: NodeJS.Signals | undefined;
+  let interrupts = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (signal === "SIGINT" && options.interrupt === "forward" && interrupts++ === 0) {
+      handle.signal("SIGINT");
+      process.stderr.write(
+        "\ncairn sandbox: sent SIGINT to the command; Ctrl-C again detaches and leaves it running\n",
+      );
+      return;
+    }
+    detachedBy = signal;
+    handle.detach();
+  };
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    process.on(signal, onSignal);
+    cleanups.push(() => process.off(signal, onSignal));
+  }
+  try {
+    forwardStdin(options.stdin, handle, cleanups);
+    if (options.resize && process.stdout.isTTY) {
+      const sendSize = () => {
+        const { cols, rows } = terminalSize();
+        handle.resize(cols, rows);
+      };
+      sendSize();
+      process.stdout.on("resize", sendSize);
+      cleanups.push(() => process.stdout.off("resize", sendSize));
+    }
+    const result = await handle.wait();
+    if (handle.droppedBytes > 0) {
+      process.stderr.write(
+        `cairn sandbox: ${handle.droppedBytes} bytes of output were no longer held by the runner and are missing above\n`,
+      );
+    }
+    return await exitCodeOf(result, options);
+  } catch (error) {
+    const reattach = `cairn sandbox attach ${sandbox.id} ${execId} --since ${handle.offset}`;
+    if (detachedBy !== undefined) {
+      process.stderr.write(`\ncairn sandbox: detached; the command keeps running: ${reattach}\n`);
+      return 128 + (constants.signals[detachedBy] ?? 0);
+    }
+    if (ExecConnectionError.isInstance(error)) {
+      throw new Error(`${error.message}. The command may still be running: ${reattach}`, {
+        cause: error,
+      });
+    }
+    throw error;
+  } finally {
+    for (const cleanup of cleanups.reverse()) cleanup();
+  }
+}
+
+function forwardStdin(mode: StdinMode, handle: ExecHandle, cleanups: Array<() => void>): void {
+  if (mode === "leave") return;
+  if (mode === "close") {
+    handle.closeStdin();
+    return;
+  }
+  const stdin = process.stdin;
+  if (mode === "terminal" && stdin.isTTY) {
+    stdin.setRawMode(true);
+    // The exit handler is the last resort: a terminal left raw is unusable until `reset`.
+    const restore = () => stdin.setRawMode(false);
+    process.once("exit", restore);
+    cleanups.push(() => {
+      restore();
+      process.off("exit", restore);
+    });
+  }
+  const onData = (chunk: Buffer) => handle.sendStdin(chunk);
+  const onEnd = () => handle.closeStdin();
+  stdin.on("data", onData);
+  stdin.once("end", onEnd);
+  // A stdin that cannot be read (closed, or a socket that failed) is an empty one.
+  stdin.once("error", onEnd);
+  cleanups.push(() => {
+    stdin.off("data", onData);
+    stdin.off("end", onEnd);
+    stdin.off("error", onEnd);
+    // Paused, a stdin still open (a terminal, a pipe nobody closes) no longer holds the process.
+    stdin.pause();
+  });
+}
+
+async function exitCodeOf(result: ExecResult, options: FollowOptions): Promise<number> {
+  if (result.exitCode !== null) return result.exitCode;
+  if (result.signal === null) return 1;
+  const record = await options.sandbox.execRecord(options.execId).catch(() => undefined);
+  if (record?.state === "timed_out") {
+    process.stderr.write("cairn sandbox: the command ran past its --timeout-ms and was killed\n");
+  }
+  return 128 + (constants.signals[result.signal as NodeJS.Signals] ?? 0);
+}

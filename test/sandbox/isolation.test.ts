@@ -140,6 +140,20 @@ for host, port in (('127.0.0.1', ${port}), ('1.1.1.1', 80), ('10.0.0.1', 443)):
     }
   });
 
+  it("cannot use more CPU than its cpuCount", async () => {
+    if (t === undefined) return;
+    // Three busy loops for two seconds: two cores' worth on this host without a quota; one
+    // CPU's worth (about 2 s of CPU) with cpuCount 1.
+    const run = await (sandbox as Sandbox).run("sh", {
+      args: ["-c", 'for i in 1 2 3; do (while :; do :; done) & pids="$pids $!"; done; sleep 2; kill $pids'],
+    });
+    expect(run.exitCode).toBe(0);
+    const execs = await (sandbox as Sandbox).execs();
+    const record = execs.at(-1);
+    expect(record?.cpuSeconds).toBeGreaterThan(1);
+    expect(record?.cpuSeconds).toBeLessThan(2.6);
+  });
+
   it("cannot fork-bomb past its process limit, and is stopped whole", async () => {
     if (t === undefined) return;
     const bombed = await Sandbox.create(connection(t));

@@ -3,9 +3,8 @@ import { lstat, readlink } from "node:fs/promises";
 import { posix } from "node:path";
 import type { Readable } from "node:stream";
 import { CairnError } from "../../core/errors/index.js";
-import { spawnInCgroup } from "./launch.js";
+import { enterSandbox, spawnInCgroup } from "./launch.js";
 import type { LiveSandbox } from "./live-sandbox.js";
-import { sandboxUser } from "./sandbox-etc.js";
 
 /** An entry of a directory listing, or what `stat` says of a path. */
 export interface FileEntry {
@@ -86,21 +85,7 @@ function inSandbox(
 ): ChildProcess {
   return spawnInCgroup(
     sandbox.cgroup?.procsFiles ?? [],
-    [
-      "nsenter",
-      `--target=${sandbox.launched.innerPid}`,
-      "--user",
-      "--mount",
-      "--pid",
-      "--net",
-      "--ipc",
-      "--uts",
-      `--setuid=${sandboxUser.uid}`,
-      `--setgid=${sandboxUser.gid}`,
-      `--wdns=${workspaceRoot}`,
-      "--",
-      ...command,
-    ],
+    enterSandbox(sandbox.launched.innerPid, workspaceRoot, command),
     { env: { PATH: "/usr/bin:/bin", LANG: "C.UTF-8" }, stdio: [stdin, "pipe", "pipe"] },
   );
 }

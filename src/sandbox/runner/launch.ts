@@ -209,3 +209,26 @@ async function commandStarted(pid: number, command: string): Promise<void> {
   }
   throw new Error(`the sandbox did not start ${command} within 10 s`);
 }
+
+/**
+ * The command line that runs `command` inside the sandbox whose process is `innerPid`: every
+ * namespace of it entered, as the sandbox user, in `cwd` (resolved inside the sandbox).
+ */
+export function enterSandbox(innerPid: number, cwd: string, command: readonly string[]): string[] {
+  return [
+    "nsenter",
+    `--target=${innerPid}`,
+    "--user",
+    "--mount",
+    "--pid",
+    "--net",
+    "--ipc",
+    "--uts",
+    "--cgroup",
+    `--setuid=${sandboxUser.uid}`,
+    `--setgid=${sandboxUser.gid}`,
+    `--wdns=${cwd}`,
+    "--",
+    ...command,
+  ];
+}

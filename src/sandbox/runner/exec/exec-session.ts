@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import type { ExecRecord, ExecSignal } from "../../../core/wire/exec-protocol.js";
 import type { CgroupUsage } from "../cgroups/types.js";
-import { joinCgroupThenExec, spawnInCgroup } from "../launch.js";
+import { enterSandbox, joinCgroupThenExec, spawnInCgroup } from "../launch.js";
 import { sandboxUser } from "../sandbox-etc.js";
 import type { ExecSessionPort } from "./exec-socket.js";
 import { OutputBuffer } from "./output-buffer.js";
@@ -185,30 +185,10 @@ export class ExecSession implements ExecSessionPort {
     }
   }
 
-  private nsenterCommand(): string[] {
-    const { cmd, args, cwd } = this.request;
-    return [
-      "nsenter",
-      `--target=${this.place.innerPid}`,
-      "--user",
-      "--mount",
-      "--pid",
-      "--net",
-      "--ipc",
-      "--uts",
-      "--cgroup",
-      `--setuid=${sandboxUser.uid}`,
-      `--setgid=${sandboxUser.gid}`,
-      `--wdns=${cwd}`,
-      "--",
-      cmd,
-      ...args,
-    ];
-  }
-
   private async spawn(): Promise<void> {
     const env = { ...defaultEnv, ...this.request.env };
-    const command = this.nsenterCommand();
+    const { cmd, args, cwd } = this.request;
+    const command = enterSandbox(this.place.innerPid, cwd, [cmd, ...args]);
     if (this.request.pty !== undefined) {
       await this.spawnPty(command, env, this.request.pty);
     } else {

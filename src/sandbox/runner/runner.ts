@@ -466,6 +466,10 @@ export class SandboxRunner {
       ...this.warm.splice(0).map((booted) => this.release(booted)),
     ]);
     await this.disks.close();
+    // The runner's own cgroup folder goes too: nothing of it outlives the runner.
+    await this.settings.host.cgroups?.removeStale().catch((error: unknown) => {
+      console.error("cairn: could not remove the runner's cgroups:", error);
+    });
   }
 
   private stop(

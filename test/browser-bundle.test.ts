@@ -3,30 +3,26 @@
 // downloaded browser) runs the page against a real local collector. Pending spans must reach
 // the collector when the page unloads (pagehide, fetch keepalive) and when the page awaits
 // flush().
-import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
-import { builtinModules } from "node:module";
-import type { AddressInfo } from "node:net";
-import { extname, join, normalize, sep } from "node:path";
+import { rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ExportBatch } from "cairn";
-import { type Browser, chromium, type Page } from "playwright-core";
-import { build, createLogger, type Rolldown } from "vite";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
+import {
+  assertBrowserSafe,
+  type BuiltPage,
+  buildPage,
+  type Chromium,
+  codeLines,
+  createWorkDir,
+  launchChromium,
+  reportNoChromium,
+  type StaticSite,
+  serveStatic,
+} from "./helpers/browser.js";
 import { type Collector, startCollector } from "./helpers/collector.js";
 
-const chromiumPath = "/usr/bin/chromium";
-const chromiumArgs = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 const entry = fileURLToPath(new URL("../src/index.ts", import.meta.url));
 const bundledSources = [
   "tracing/runtime/configure.ts",
@@ -34,7 +30,6 @@ const bundledSources = [
   "tracing/export/cairn-exporter.ts",
   "tracing/context/storage.ts",
 ].map((path) => fileURLToPath(new URL(`../src/${path}`, import.meta.url)));
-const tmpRoot = fileURLToPath(new URL("./.tmp/", import.meta.url));
 
 // The page: wraps a function with observe({ kind: "tool" }), calls it, and shows its result and
 // trace id. The batch delay is an hour, so only Cairn's unload hooks or flush() can send the
@@ -125,113 +120,50 @@ interface PageRun {
 }
 
 let workDir: string;
-let distDir: string;
 let collector: Collector;
-let site: Server;
+let built: BuiltPage;
+let site: StaticSite;
 let siteUrl: string;
-let chunks: Rolldown.OutputChunk[];
-const buildWarnings: string[] = [];
-let browser: Browser | undefined;
+let chromium: Chromium;
 
 beforeAll(async () => {
   collector = await startCollector();
-  await mkdir(tmpRoot, { recursive: true });
-  workDir = await mkdtemp(join(tmpRoot, "browser-bundle-"));
-  distDir = join(workDir, "dist");
-  await writeFile(join(workDir, "index.html"), indexHtml);
-  await writeFile(join(workDir, "main.ts"), mainTs);
-
-  const logger = createLogger("warn");
-  const warn = logger.warn;
-  logger.warn = (message, options) => {
-    buildWarnings.push(message);
-    warn(message, options);
-  };
-  const result = await build({
-    configFile: false,
-    root: workDir,
-    logLevel: "warn",
-    customLogger: logger,
-    resolve: { alias: [{ find: /^cairn$/, replacement: entry }] },
+  workDir = await createWorkDir("browser-bundle-");
+  built = await buildPage({
+    workDir,
+    files: { "index.html": indexHtml, "main.ts": mainTs },
+    alias: { cairn: entry },
     define: { __CAIRN_ENDPOINT__: JSON.stringify(collector.url) },
-    build: { outDir: distDir, emptyOutDir: true, minify: false, write: true },
   });
-  const outputs = (Array.isArray(result) ? result : [result]) as Rolldown.RolldownOutput[];
-  chunks = outputs.flatMap((output) =>
-    output.output.filter((item): item is Rolldown.OutputChunk => item.type === "chunk"),
-  );
-  await writeFile(join(distDir, "after.html"), afterHtml);
+  await writeFile(join(built.distDir, "after.html"), afterHtml);
 
-  site = await serveStatic(distDir);
-  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
-
-  if (existsSync(chromiumPath)) {
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      headless: true,
-      args: chromiumArgs,
-    });
-  }
+  site = await serveStatic(built.distDir);
+  siteUrl = site.url;
+  chromium = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
-  if (site !== undefined) {
-    site.closeAllConnections();
-    await new Promise<void>((resolve) => site.close(() => resolve()));
-  }
+  await chromium?.browser?.close();
+  await site?.close();
   await collector?.stop();
   if (workDir !== undefined) await rm(workDir, { recursive: true, force: true });
 }, 60_000);
 
 describe("the cairn entry bundled for a browser", () => {
   it("imports no Node module: no node: specifier, no builtin, no async_hooks", () => {
-    expect(chunks.length).toBeGreaterThan(0);
-    const entryChunk = chunks.find((chunk) => chunk.isEntry);
+    const entryChunk = built.chunks.find((chunk) => chunk.isEntry);
     // The sources of the entry, not a prebuilt dist, are in the bundle.
     expect(entryChunk?.moduleIds).toEqual(expect.arrayContaining(bundledSources));
 
-    const builtins = new Set(builtinModules);
-    for (const chunk of chunks) {
-      // The code without its comment lines (JSDoc kept by minify: false may name anything).
-      const codeLines = chunk.code.split("\n").filter((line) => !/^\s*(\/\/|\/\*|\*)/.test(line));
-      const code = codeLines.join("\n");
-      const specifiers = [...chunk.imports, ...chunk.dynamicImports, ...importSpecifiers(code)];
-      // Every import of the bundle is one of its own chunks.
-      const foreign = specifiers.filter(
-        (specifier) =>
-          !/^\.{1,2}\//.test(specifier) && !chunks.some((c) => c.fileName === specifier),
-      );
-      expect(foreign, `${chunk.fileName} imports`).toEqual([]);
-      expect(
-        specifiers.filter(
-          (specifier) =>
-            specifier.startsWith("node:") ||
-            builtins.has(specifier) ||
-            specifier.includes("async_hooks"),
-        ),
-        `${chunk.fileName} imports`,
-      ).toEqual([]);
-      // Vite swaps a Node module imported in a browser build for an empty stub.
-      expect(
-        chunk.moduleIds.filter(
-          (id) =>
-            id.includes("__vite-browser-external") ||
-            id.startsWith("node:") ||
-            id.includes("context-async-hooks"),
-        ),
-        `${chunk.fileName} modules`,
-      ).toEqual([]);
+    // Nor OpenTelemetry's context manager, which is built on Node's AsyncLocalStorage.
+    assertBrowserSafe(built, { forbidModule: (id) => id.includes("context-async-hooks") });
+    for (const chunk of built.chunks) {
       // The one mention of async_hooks allowed is the run-time, guarded
       // process.getBuiltinModule("node:async_hooks") of tracing/context/storage.ts.
-      for (const line of codeLines.filter((each) => each.includes("async_hooks"))) {
+      for (const line of codeLines(chunk).filter((each) => each.includes("async_hooks"))) {
         expect(line).toMatch(/\b(?!import\b|require\b)[\w$]+\(\s*"node:async_hooks"\s*\)/);
       }
-      expect(code).not.toMatch(/\brequire\s*\(/);
     }
-    expect(buildWarnings.filter((message) => /externalized|browser compat/i.test(message))).toEqual(
-      [],
-    );
   });
 
   it.for([
@@ -320,13 +252,11 @@ describe("the cairn entry bundled for a browser", () => {
  * is skipped with the reason printed, except on CI, where it fails.
  */
 async function openPage(context: TestContext, mode: string, city: string): Promise<PageRun> {
-  if (browser === undefined) {
-    const reason = `chromium is not installed at ${chromiumPath}`;
-    if (process.env.CI === "true") throw new Error(`${reason}; CI must run the browser tests`);
-    console.warn(`browser-bundle.test.ts: skipped: ${reason}`);
-    context.skip(reason);
+  if (chromium.browser === undefined) {
+    reportNoChromium(chromium.reason, "browser-bundle.test.ts");
+    context.skip(chromium.reason);
   }
-  const browserContext = await browser.newContext();
+  const browserContext = await chromium.browser.newContext();
   context.onTestFinished(() => browserContext.close());
   const page = await browserContext.newPage();
   const errors: string[] = [];
@@ -348,49 +278,4 @@ function tracesFor(traceId: string | null): Collector["requests"] {
         (span) => span.trace_id === traceId,
       ),
   );
-}
-
-/** Import specifiers written in the code: static, re-export, side-effect, dynamic, require. */
-function importSpecifiers(code: string): string[] {
-  const patterns = [
-    /\b(?:import|export)\b[^'"`;]*?\bfrom\s*["'`]([^"'`]+)["'`]/g,
-    /\bimport\s*["'`]([^"'`]+)["'`]/g,
-    /\bimport\s*\(\s*["'`]([^"'`]+)["'`]\s*\)/g,
-    /\brequire\s*\(\s*["'`]([^"'`]+)["'`]\s*\)/g,
-  ];
-  return patterns.flatMap((pattern) =>
-    [...code.matchAll(pattern)].map((match) => match[1] as string),
-  );
-}
-
-const contentTypes: Record<string, string> = {
-  ".html": "text/html; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".map": "application/json",
-};
-
-/** Serves the files of `root` on 127.0.0.1, on a port of the system's choosing. */
-async function serveStatic(root: string): Promise<Server> {
-  const server = createServer((request, response) => {
-    const path = decodeURIComponent(new URL(request.url ?? "/", "http://x").pathname);
-    const file = normalize(join(root, path === "/" ? "index.html" : path));
-    if (!file.startsWith(root + sep)) {
-      response.writeHead(403).end();
-      return;
-    }
-    readFile(file).then(
-      (body) => {
-        response.writeHead(200, {
-          "content-type": contentTypes[extname(file)] ?? "application/octet-stream",
-          "cache-control": "no-store",
-        });
-        response.end(body);
-      },
-      () => response.writeHead(404).end(),
-    );
-  });
-  server.listen(0, "127.0.0.1");
-  await new Promise<void>((resolve) => server.once("listening", () => resolve()));
-  return server;
 }

@@ -4,31 +4,24 @@
 // origin than the service's. The page creates a sandbox, runs a command, writes and reads a
 // file, streams output over the exec WebSocket (which can only carry the `?token=` the service
 // returned, as a browser cannot send headers with a WebSocket) and kills the sandbox.
-import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
-import { builtinModules } from "node:module";
-import type { AddressInfo } from "node:net";
-import { extname, join, normalize, sep } from "node:path";
+import { rm } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import type { SandboxRecord } from "cairn/sandbox";
-import { type Browser, chromium } from "playwright-core";
-import { build, createLogger, type Rolldown } from "vite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  assertBrowserSafe,
+  type BuiltPage,
+  buildPage,
+  type Chromium,
+  createWorkDir,
+  launchChromium,
+  reportNoChromium,
+  type StaticSite,
+  serveStatic,
+} from "./helpers/browser.js";
 import { startSandboxServer } from "./sandbox/helpers.js";
 import type { TestServer } from "./server/helpers.js";
 
-const chromiumPath = "/usr/bin/chromium";
-const chromiumArgs = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 const entry = fileURLToPath(new URL("../src/sandbox/index.ts", import.meta.url));
 const bundledSources = [
   "sandbox/client/sandbox.ts",
@@ -36,7 +29,6 @@ const bundledSources = [
   "sandbox/client/exec-handle.ts",
   "sandbox/client/http.ts",
 ].map((path) => fileURLToPath(new URL(`../src/${path}`, import.meta.url)));
-const tmpRoot = fileURLToPath(new URL("./.tmp/", import.meta.url));
 
 // The page: reads the service's endpoint and API key from its own URL, drives one sandbox
 // through the client, and leaves a JSON summary (or the error) in #result. The sandbox id goes
@@ -123,126 +115,62 @@ const indexHtml = `<!doctype html>
 `;
 
 let workDir: string;
-let distDir: string;
+let built: BuiltPage;
 let service: TestServer | undefined;
-let site: Server;
+let site: StaticSite;
 let siteUrl: string;
-let chunks: Rolldown.OutputChunk[];
-const buildWarnings: string[] = [];
-let browser: Browser | undefined;
+// Launched only when there is a service for the page to talk to.
+let chromium: Chromium | undefined;
 
 beforeAll(async () => {
-  await mkdir(tmpRoot, { recursive: true });
-  workDir = await mkdtemp(join(tmpRoot, "sandbox-browser-"));
-  distDir = join(workDir, "dist");
-  await writeFile(join(workDir, "index.html"), indexHtml);
-  await writeFile(join(workDir, "main.ts"), mainTs);
-
-  const logger = createLogger("warn");
-  const warn = logger.warn;
-  logger.warn = (message, options) => {
-    buildWarnings.push(message);
-    warn(message, options);
-  };
-  const result = await build({
-    configFile: false,
-    root: workDir,
-    logLevel: "warn",
-    customLogger: logger,
-    resolve: { alias: [{ find: /^cairn\/sandbox$/, replacement: entry }] },
-    build: { outDir: distDir, emptyOutDir: true, minify: false, write: true },
+  workDir = await createWorkDir("sandbox-browser-");
+  built = await buildPage({
+    workDir,
+    files: { "index.html": indexHtml, "main.ts": mainTs },
+    alias: { "cairn/sandbox": entry },
   });
-  const outputs = (Array.isArray(result) ? result : [result]) as Rolldown.RolldownOutput[];
-  chunks = outputs.flatMap((output) =>
-    output.output.filter((item): item is Rolldown.OutputChunk => item.type === "chunk"),
-  );
 
-  site = await serveStatic(distDir);
-  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  site = await serveStatic(built.distDir);
+  siteUrl = site.url;
 
   // Throws in CI when sandboxes cannot run here; elsewhere undefined, with the reason printed.
   service = await startSandboxServer();
-  if (service !== undefined && existsSync(chromiumPath)) {
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      headless: true,
-      args: chromiumArgs,
-    });
-  }
+  if (service !== undefined) chromium = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
-  if (site !== undefined) {
-    site.closeAllConnections();
-    await new Promise<void>((resolve) => site.close(() => resolve()));
-  }
+  await chromium?.browser?.close();
+  await site?.close();
   await service?.stop();
   if (workDir !== undefined) await rm(workDir, { recursive: true, force: true });
 }, 60_000);
 
 describe("cairn/sandbox bundled for a browser", () => {
   it("imports no Node module: no node: specifier, no builtin", () => {
-    expect(chunks.length).toBeGreaterThan(0);
-    const entryChunk = chunks.find((chunk) => chunk.isEntry);
+    const entryChunk = built.chunks.find((chunk) => chunk.isEntry);
     // The sources of the client, not a prebuilt dist, are in the bundle.
     expect(entryChunk?.moduleIds).toEqual(expect.arrayContaining(bundledSources));
 
-    const builtins = new Set(builtinModules);
-    for (const chunk of chunks) {
-      // The code without its comment lines (JSDoc kept by minify: false may name anything).
-      const codeLines = chunk.code.split("\n").filter((line) => !/^\s*(\/\/|\/\*|\*)/.test(line));
-      const code = codeLines.join("\n");
-      const specifiers = [...chunk.imports, ...chunk.dynamicImports, ...importSpecifiers(code)];
-      // Every import of the bundle is one of its own chunks.
-      const foreign = specifiers.filter(
-        (specifier) =>
-          !/^\.{1,2}\//.test(specifier) && !chunks.some((c) => c.fileName === specifier),
-      );
-      expect(foreign, `${chunk.fileName} imports`).toEqual([]);
-      expect(
-        specifiers.filter(
-          (specifier) =>
-            specifier.startsWith("node:") ||
-            builtins.has(specifier) ||
-            specifier.includes("async_hooks"),
-        ),
-        `${chunk.fileName} imports`,
-      ).toEqual([]);
-      // Vite swaps a Node module imported in a browser build for an empty stub.
-      expect(
-        chunk.moduleIds.filter(
-          (id) => id.includes("__vite-browser-external") || id.startsWith("node:"),
-        ),
-        `${chunk.fileName} modules`,
-      ).toEqual([]);
-      // Neither the runner nor the server is pulled in through a shared module.
-      expect(
-        chunk.moduleIds.filter((id) => /[/\\]src[/\\](server|sandbox[/\\]runner)[/\\]/.test(id)),
-        `${chunk.fileName} modules`,
-      ).toEqual([]);
-      expect(code).not.toMatch(/\brequire\s*\(/);
-    }
-    expect(buildWarnings.filter((message) => /externalized|browser compat/i.test(message))).toEqual(
-      [],
-    );
+    // Neither the runner nor the server is pulled in through a shared module.
+    assertBrowserSafe(built, {
+      forbidModule: (id) => /[/\\]src[/\\](server|sandbox[/\\]runner)[/\\]/.test(id),
+    });
   });
 
   it("creates, runs, writes, reads, streams and kills a real sandbox from another origin", {
     timeout: 120_000,
   }, async () => {
-    if (service === undefined) return; // startSandboxServer printed why.
-    if (browser === undefined) {
-      const reason = `chromium is not installed at ${chromiumPath}`;
-      if (process.env.CI === "true") throw new Error(`${reason}; CI must run the browser tests`);
-      console.warn(`sandbox-browser.test.ts: skipped: ${reason}`);
+    // No service (startSandboxServer printed why), so chromium was not launched either.
+    if (service === undefined || chromium === undefined) return;
+    if (chromium.browser === undefined) {
+      reportNoChromium(chromium.reason, "sandbox-browser.test.ts");
       return;
     }
     const endpoint = service.server.url;
     // The page and the service are different origins: every call is a CORS request.
     expect(new URL(endpoint).origin).not.toBe(siteUrl);
 
-    const browserContext = await browser.newContext();
+    const browserContext = await chromium.browser.newContext();
     try {
       const page = await browserContext.newPage();
       const errors: string[] = [];
@@ -305,48 +233,3 @@ describe("cairn/sandbox bundled for a browser", () => {
     }
   });
 });
-
-/** Import specifiers written in the code: static, re-export, side-effect, dynamic, require. */
-function importSpecifiers(code: string): string[] {
-  const patterns = [
-    /\b(?:import|export)\b[^'"`;]*?\bfrom\s*["'`]([^"'`]+)["'`]/g,
-    /\bimport\s*["'`]([^"'`]+)["'`]/g,
-    /\bimport\s*\(\s*["'`]([^"'`]+)["'`]\s*\)/g,
-    /\brequire\s*\(\s*["'`]([^"'`]+)["'`]\s*\)/g,
-  ];
-  return patterns.flatMap((pattern) =>
-    [...code.matchAll(pattern)].map((match) => match[1] as string),
-  );
-}
-
-const contentTypes: Record<string, string> = {
-  ".html": "text/html; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".map": "application/json",
-};
-
-/** Serves the files of `root` on 127.0.0.1, on a port of the system's choosing. */
-async function serveStatic(root: string): Promise<Server> {
-  const server = createServer((request, response) => {
-    const path = decodeURIComponent(new URL(request.url ?? "/", "http://x").pathname);
-    const file = normalize(join(root, path === "/" ? "index.html" : path));
-    if (!file.startsWith(root + sep)) {
-      response.writeHead(403).end();
-      return;
-    }
-    readFile(file).then(
-      (body) => {
-        response.writeHead(200, {
-          "content-type": contentTypes[extname(file)] ?? "application/octet-stream",
-          "cache-control": "no-store",
-        });
-        response.end(body);
-      },
-      () => response.writeHead(404).end(),
-    );
-  });
-  server.listen(0, "127.0.0.1");
-  await new Promise<void>((resolve) => server.once("listening", () => resolve()));
-  return server;
-}

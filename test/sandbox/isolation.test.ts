@@ -145,7 +145,10 @@ for host, port in (('127.0.0.1', ${port}), ('1.1.1.1', 80), ('10.0.0.1', 443)):
     // Three busy loops for two seconds: two cores' worth on this host without a quota; one
     // CPU's worth (about 2 s of CPU) with cpuCount 1.
     const run = await (sandbox as Sandbox).run("sh", {
-      args: ["-c", 'for i in 1 2 3; do (while :; do :; done) & pids="$pids $!"; done; sleep 2; kill $pids'],
+      args: [
+        "-c",
+        'for i in 1 2 3; do (while :; do :; done) & pids="$pids $!"; done; sleep 2; kill $pids',
+      ],
     });
     expect(run.exitCode).toBe(0);
     const execs = await (sandbox as Sandbox).execs();
@@ -220,6 +223,28 @@ for host, port in (('127.0.0.1', ${port}), ('1.1.1.1', 80), ('10.0.0.1', 443)):
     await doomed.kill();
     expect(Date.now() - started).toBeLessThan(1_000);
     expect(await hostProcesses(marker)).toEqual([]);
+  });
+
+  it("cannot make the runner run its programs through an exec's environment", async () => {
+    if (t === undefined) return;
+    const box = sandbox as Sandbox;
+    // A fake nsenter in the workspace, and the workspace's path on the host (bwrap's command
+    // line is visible inside). Were the exec's PATH given to the host-side launcher (root),
+    // it would run the fake, which leaves a mark.
+    const found = await box.run("sh", {
+      args: [
+        "-c",
+        "mkdir -p bin && printf '#!/bin/sh\\ntouch /workspace/pwned; for d in $(dirname $0)/..; do touch $d/pwned; done\\n' > bin/nsenter && chmod +x bin/nsenter; tr '\\0' '\\n' < /proc/1/cmdline | grep -A1 -x -- --bind | tail -1",
+      ],
+    });
+    const hostWorkspace = found.stdout.trim();
+    expect(hostWorkspace).toMatch(/^\//);
+    const run = await box.run("true", {
+      env: { PATH: `${hostWorkspace}/bin:/usr/bin:/bin`, LD_PRELOAD: `${hostWorkspace}/evil.so` },
+    });
+    expect(run.exitCode).toBe(0);
+    const marks = await box.run("sh", { args: ["-c", "ls /workspace | grep -c pwned || true"] });
+    expect(marks.stdout.trim()).toBe("0");
   });
 
   it("cannot escape /workspace through the file API", async () => {

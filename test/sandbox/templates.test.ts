@@ -21,6 +21,7 @@ function tinyRootfs(): string {
     "/usr/bin/ls",
     "/usr/bin/cat",
     "/usr/bin/dd",
+    "/usr/bin/env",
   ];
   const libraries = new Set<string>();
   for (const binary of binaries) {
@@ -66,11 +67,12 @@ describe("templates", () => {
       const run = await sandbox.run("sh", {
         args: ["-c", "ls /usr/bin; cat /etc/hostname || echo no-hostname"],
       });
-      // The template's /usr, not the host's: five programs and no python3.
-      expect(run.stdout.split("\n").slice(0, 6)).toEqual([
+      // The template's /usr, not the host's: six programs and no python3.
+      expect(run.stdout.split("\n").slice(0, 7)).toEqual([
         "cat",
         "dash",
         "dd",
+        "env",
         "ls",
         "sh",
         "sleep",

@@ -44,7 +44,14 @@ export type SandboxService =
 const idPattern = /^sbx_[0-9a-f]{24}$/;
 
 const execRequestSchema = z.strictObject({
-  cmd: z.string().min(1).max(4096),
+  cmd: z
+    .string()
+    .min(1)
+    .max(4096)
+    .refine(
+      (cmd) => !cmd.includes("="),
+      "cmd is a program, not an assignment: put variables in env",
+    ),
   args: z.array(z.string().max(131_072)).max(4096).default([]),
   env: z
     .record(

@@ -44,6 +44,9 @@ interface Pty {
   onExit(listener: (event: { exitCode: number; signal?: number }) => void): { dispose(): void };
 }
 
+/** The environment of the host-side launcher (sh, nsenter): fixed, never the client's. */
+const hostEnv = { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" };
+
 const defaultEnv = {
   PATH: "/usr/local/bin:/usr/bin:/bin",
   HOME: sandboxUser.home,
@@ -186,14 +189,27 @@ export class ExecSession implements ExecSessionPort {
   }
 
   private async spawn(): Promise<void> {
-    const env = { ...defaultEnv, ...this.request.env };
-    const { cmd, args, cwd } = this.request;
-    const command = enterSandbox(this.place.innerPid, cwd, [cmd, ...args]);
-    if (this.request.pty !== undefined) {
-      await this.spawnPty(command, env, this.request.pty);
+    const { cmd, args, cwd, pty } = this.request;
+    const env = {
+      ...defaultEnv,
+      ...(pty === undefined ? {} : { TERM: "xterm-256color" }),
+      ...this.request.env,
+    };
+    // The client's environment is set inside the sandbox, by env(1) after nsenter has entered
+    // it: the host's sh and nsenter run as root and must never see a client's PATH or
+    // LD_PRELOAD, which could point at a file the sandbox wrote.
+    const command = enterSandbox(this.place.innerPid, cwd, [
+      "/usr/bin/env",
+      "-i",
+      ...Object.entries(env).map(([name, value]) => `${name}=${value}`),
+      cmd,
+      ...args,
+    ]);
+    if (pty !== undefined) {
+      await this.spawnPty(command, pty);
     } else {
       const child = spawnInCgroup(this.place.cgroupProcs, command, {
-        env,
+        env: hostEnv,
         stdio: ["pipe", "pipe", "pipe"],
       });
       this.child = child;
@@ -229,7 +245,6 @@ export class ExecSession implements ExecSessionPort {
 
   private async spawnPty(
     command: readonly string[],
-    env: Record<string, string>,
     size: { cols: number; rows: number },
   ): Promise<void> {
     // node-pty is native: loaded only when a terminal is asked for.
@@ -238,11 +253,7 @@ export class ExecSession implements ExecSessionPort {
       name: "xterm-256color",
       cols: size.cols,
       rows: size.rows,
-      env: {
-        TERM: "xterm-256color",
-        ...env,
-        CAIRN_CGROUP_PROCS: this.place.cgroupProcs.join(" "),
-      },
+      env: { ...hostEnv, CAIRN_CGROUP_PROCS: this.place.cgroupProcs.join(" ") },
       encoding: null,
     }) as unknown as Pty;
     this.pty = pty;

@@ -22,6 +22,7 @@ function tinyRootfs(): string {
     "/usr/bin/cat",
     "/usr/bin/dd",
     "/usr/bin/env",
+    "/usr/bin/realpath",
   ];
   const libraries = new Set<string>();
   for (const binary of binaries) {
@@ -67,13 +68,14 @@ describe("templates", () => {
       const run = await sandbox.run("sh", {
         args: ["-c", "ls /usr/bin; cat /etc/hostname || echo no-hostname"],
       });
-      // The template's /usr, not the host's: six programs and no python3.
-      expect(run.stdout.split("\n").slice(0, 7)).toEqual([
+      // The template's /usr, not the host's: seven programs and no python3.
+      expect(run.stdout.split("\n").slice(0, 8)).toEqual([
         "cat",
         "dash",
         "dd",
         "env",
         "ls",
+        "realpath",
         "sh",
         "sleep",
       ]);

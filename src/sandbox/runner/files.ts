@@ -1,5 +1,4 @@
 import type { ChildProcess } from "node:child_process";
-import { lstat, readlink } from "node:fs/promises";
 import { posix } from "node:path";
 import type { Readable } from "node:stream";
 import { CairnError } from "../../core/errors/index.js";
@@ -16,7 +15,6 @@ export interface FileEntry {
 }
 
 const workspaceRoot = "/workspace";
-const maxSymlinkHops = 40;
 
 function refuse(message: string): never {
   throw new CairnError("invalid_request", message);
@@ -24,53 +22,31 @@ function refuse(message: string): never {
 
 /**
  * The path inside the sandbox that `input` names (relative to /workspace, or absolute under
- * it), after following the symlinks the sandbox made, each of which must stay inside
- * /workspace. Anything else is refused with 400. The check reads the workspace on the host
- * without following links; the file operation itself then runs inside the sandbox, as its
- * user, so even a link swapped in between cannot reach a host file.
+ * it), with every symlink on it followed, which must still be under /workspace; anything else
+ * is refused with 400. The links are resolved inside the sandbox, as its user (`realpath`),
+ * never on the host: a sandbox can swap a checked folder for a link to / at any moment, and
+ * the runner (root) must not read a single host path for it. The operation that follows runs
+ * inside the sandbox too, so whatever the sandbox changes in between stays inside it.
  */
 export async function confinedPath(sandbox: LiveSandbox, input: string): Promise<string> {
   if (typeof input !== "string" || input === "") refuse("give a path under /workspace");
   if (input.includes("\0")) refuse("the path contains a NUL character");
-  const absolute = posix.isAbsolute(input) ? input : posix.join(workspaceRoot, input);
+  if (input.length > 4096) refuse("the path is longer than 4096 characters");
   if (input.split("/").includes("..")) refuse(`"${input}" leaves /workspace with ..`);
-  let path = posix.normalize(absolute).replace(/\/+$/, "") || "/";
+  const absolute = posix.isAbsolute(input) ? input : posix.join(workspaceRoot, input);
+  const path = posix.normalize(absolute).replace(/\/+$/, "") || "/";
   if (!isInside(path)) refuse(`"${input}" is outside /workspace`);
-  // Follow links component by component, as the kernel would, checking each target.
-  for (let hops = 0; ; ) {
-    const relative = posix.relative(workspaceRoot, path);
-    const parts = relative === "" ? [] : relative.split("/");
-    let resolved = workspaceRoot;
-    let followed = false;
-    for (const [index, part] of parts.entries()) {
-      const candidate = posix.join(resolved, part);
-      const host = sandbox.workspace.path + candidate.slice(workspaceRoot.length);
-      const stats = await lstat(host).catch(() => undefined);
-      if (stats === undefined) {
-        // Not there (yet): the rest cannot be a link.
-        resolved = posix.join(candidate, ...parts.slice(index + 1));
-        break;
-      }
-      if (!stats.isSymbolicLink()) {
-        resolved = candidate;
-        continue;
-      }
-      if (++hops > maxSymlinkHops) refuse(`"${input}" has too many levels of symbolic links`);
-      const target = await readlink(host);
-      const next = posix.normalize(
-        posix.isAbsolute(target) ? target : posix.join(posix.dirname(candidate), target),
-      );
-      if (!isInside(next)) {
-        refuse(
-          `"${input}" goes through a symbolic link that leads outside /workspace (to ${target})`,
-        );
-      }
-      path = posix.join(next, ...parts.slice(index + 1));
-      followed = true;
-      break;
-    }
-    if (!followed) return resolved;
+  const resolved = (
+    await complete(inSandbox(sandbox, ["realpath", "-m", "--", path]), `resolve ${path}`)
+  )
+    .toString("utf8")
+    .replace(/\n$/, "");
+  if (!isInside(resolved)) {
+    refuse(
+      `"${input}" goes through a symbolic link that leads outside /workspace (to ${resolved})`,
+    );
   }
+  return resolved;
 }
 
 function isInside(path: string): boolean {
@@ -129,7 +105,9 @@ function fileError(stderr: string, what: string): CairnError {
   if (/Permission denied|Read-only file system|Operation not permitted/.test(stderr)) {
     return new CairnError("invalid_request", `${what}: ${detail || "not permitted"}`);
   }
-  if (/Is a directory|Not a directory|File exists|Directory not empty/.test(stderr)) {
+  if (
+    /Is a directory|Not a directory|File exists|Directory not empty|File name too long/.test(stderr)
+  ) {
     return new CairnError("invalid_request", `${what}: ${detail}`);
   }
   return new CairnError("internal_error", `${what} failed: ${detail || "no message"}`);
@@ -138,23 +116,26 @@ function fileError(stderr: string, what: string): CairnError {
 const types: Record<string, FileEntry["type"]> = { f: "file", d: "directory", l: "symlink" };
 
 function parseEntries(output: Buffer, parent: string | undefined): FileEntry[] {
-  return output
-    .toString("utf8")
-    .split("\0")
-    .filter((line) => line !== "")
-    .map((line) => {
-      const [type = "", size = "0", mtime = "0", name = "", path = ""] = line.split("\t");
-      return {
-        name,
-        path: parent === undefined ? path : posix.join(parent, name),
-        type: types[type] ?? "other",
-        size: Number(size),
-        mtime: new Date(Number(mtime) * 1000).toISOString(),
-      };
+  // Five NUL-terminated fields per entry: a name may hold tabs or newlines, never a NUL.
+  const fields = output.toString("utf8").split("\0");
+  const entries: FileEntry[] = [];
+  for (let index = 0; index + 5 <= fields.length; index += 5) {
+    const [type = "", size = "0", mtime = "0", name = "", path = ""] = fields.slice(
+      index,
+      index + 5,
+    );
+    entries.push({
+      name,
+      path: parent === undefined ? path : posix.join(parent, name),
+      type: types[type] ?? "other",
+      size: Number(size),
+      mtime: new Date(Number(mtime) * 1000).toISOString(),
     });
+  }
+  return entries;
 }
 
-const entryFormat = "%y\\t%s\\t%T@\\t%f\\t%p\\0";
+const entryFormat = "%y\\0%s\\0%T@\\0%f\\0%p\\0";
 
 /** What a path is. */
 export async function statPath(sandbox: LiveSandbox, path: string): Promise<FileEntry> {

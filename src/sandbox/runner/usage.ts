@@ -90,7 +90,7 @@ function groupKey(
   if (grouping.kind === "sandbox") return segment.sandboxId;
   if (grouping.kind === "template") return segment.template;
   const tags = attribution === "current" ? segment.currentTags : segment.tags;
-  return tags[grouping.key] ?? "(untagged)";
+  return Object.hasOwn(tags, grouping.key) ? (tags[grouping.key] as string) : "(untagged)";
 }
 
 function rounded<T extends Omit<UsageGroup, "key">>(group: T): T {

@@ -104,7 +104,7 @@ export class SandboxStore {
       .filter(
         (record) =>
           key === undefined ||
-          (key in record.tags && (value === undefined || record.tags[key] === value)),
+          (Object.hasOwn(record.tags, key) && (value === undefined || record.tags[key] === value)),
       )
       .slice(0, filter.limit);
   }

@@ -47,6 +47,11 @@ interface Pty {
 /** The environment of the host-side launcher (sh, nsenter): fixed, never the client's. */
 const hostEnv = { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" };
 
+// Inside the sandbox: sets each variable named in CAIRN_ENV_NAMES from CAIRN_ENV_<name>, drops
+// the carriers and the launcher's PATH, then becomes the command. Names are checked by the API
+// (letters, digits, _), so `eval` only ever sees a name, never a value.
+const restoreEnvironment = String.raw`for n in $CAIRN_ENV_NAMES; do eval "export $n=\"\${CAIRN_ENV_$n}\"; unset CAIRN_ENV_$n"; done; unset CAIRN_ENV_NAMES; exec "$@"`;
+
 const defaultEnv = {
   PATH: "/usr/local/bin:/usr/bin:/bin",
   HOME: sandboxUser.home,
@@ -195,21 +200,26 @@ export class ExecSession implements ExecSessionPort {
       ...(pty === undefined ? {} : { TERM: "xterm-256color" }),
       ...this.request.env,
     };
-    // The client's environment is set inside the sandbox, by env(1) after nsenter has entered
-    // it: the host's sh and nsenter run as root and must never see a client's PATH or
-    // LD_PRELOAD, which could point at a file the sandbox wrote.
+    // The host's sh and nsenter run as root: they must never see a client's PATH or
+    // LD_PRELOAD, which could point at a file the sandbox wrote. So the client's variables
+    // cross under a prefix no program reads, and a shell inside the sandbox names them back.
+    // Not on a command line either: host users can read every process's arguments.
+    const carried: Record<string, string> = { CAIRN_ENV_NAMES: Object.keys(env).join(" ") };
+    for (const [name, value] of Object.entries(env)) carried[`CAIRN_ENV_${name}`] = value;
     const command = enterSandbox(this.place.innerPid, cwd, [
-      "/usr/bin/env",
-      "-i",
-      ...Object.entries(env).map(([name, value]) => `${name}=${value}`),
+      "/bin/sh",
+      "-c",
+      restoreEnvironment,
+      "cairn-exec",
       cmd,
       ...args,
     ]);
+    const launchEnv = { ...hostEnv, ...carried };
     if (pty !== undefined) {
-      await this.spawnPty(command, pty);
+      await this.spawnPty(command, launchEnv, pty);
     } else {
       const child = spawnInCgroup(this.place.cgroupProcs, command, {
-        env: hostEnv,
+        env: launchEnv,
         stdio: ["pipe", "pipe", "pipe"],
       });
       this.child = child;
@@ -245,6 +255,7 @@ export class ExecSession implements ExecSessionPort {
 
   private async spawnPty(
     command: readonly string[],
+    launchEnv: Record<string, string>,
     size: { cols: number; rows: number },
   ): Promise<void> {
     // node-pty is native: loaded only when a terminal is asked for.
@@ -253,7 +264,7 @@ export class ExecSession implements ExecSessionPort {
       name: "xterm-256color",
       cols: size.cols,
       rows: size.rows,
-      env: { ...hostEnv, CAIRN_CGROUP_PROCS: this.place.cgroupProcs.join(" ") },
+      env: { ...launchEnv, CAIRN_CGROUP_PROCS: this.place.cgroupProcs.join(" ") },
       encoding: null,
     }) as unknown as Pty;
     this.pty = pty;

@@ -247,6 +247,33 @@ for host, port in (('127.0.0.1', ${port}), ('1.1.1.1', 80), ('10.0.0.1', 443)):
     expect(marks.stdout.trim()).toBe("0");
   });
 
+  it("shows no exec's environment on a host command line", async () => {
+    if (t === undefined) return;
+    const secret = `sk-${process.pid}-${Date.now()}`;
+    const handle = await (sandbox as Sandbox).exec("sleep", {
+      args: ["1"],
+      env: { API_TOKEN: secret },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await hostProcesses(secret)).toEqual([]);
+    await handle.wait();
+  });
+
+  it("cannot outlive an exec's timeout by leaving its session", async () => {
+    if (t === undefined) return;
+    const marker = `escapee-${process.pid}-${Date.now()}`;
+    const run = await (sandbox as Sandbox).run("sh", {
+      args: [
+        "-c",
+        `setsid bash -c 'exec -a ${marker} sleep 1000' </dev/null >/dev/null 2>&1 & sleep 1000`,
+      ],
+      timeoutMs: 500,
+    });
+    expect(run.signal).toBe("SIGKILL");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await hostProcesses(marker)).toEqual([]);
+  });
+
   it("cannot escape /workspace through the file API", async () => {
     if (t === undefined) return;
     const box = sandbox as Sandbox;

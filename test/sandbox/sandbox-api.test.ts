@@ -89,6 +89,34 @@ describe("sandboxes over HTTP and WebSocket", () => {
     expect((await sandbox.refresh()).status).toBe("expired");
   });
 
+  it("removes each finished exec's cgroup, so execs do not pile up", async () => {
+    if (t === undefined) return;
+    const { readdir } = await import("node:fs/promises");
+    const sandbox = await Sandbox.create(connection(t));
+    // Each exec names its own cgroup (relative to the sandbox's cgroup namespace).
+    const names: string[] = [];
+    for (let index = 0; index < 3; index++) {
+      const run = await sandbox.run("sh", {
+        args: ["-c", "grep -m1 -o 'ex[0-9a-f]*' /proc/self/cgroup"],
+      });
+      names.push(run.stdout.trim());
+    }
+    expect(names.every((name) => /^ex[0-9a-f]{12}$/.test(name))).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const found: string[] = [];
+    const walk = async (folder: string, depth: number): Promise<void> => {
+      if (depth > 4) return;
+      for (const entry of await readdir(folder, { withFileTypes: true }).catch(() => [])) {
+        if (!entry.isDirectory()) continue;
+        if (names.includes(entry.name)) found.push(`${folder}/${entry.name}`);
+        await walk(`${folder}/${entry.name}`, depth + 1);
+      }
+    };
+    for (const root of ["/sys/fs/cgroup/memory/cairn", "/sys/fs/cgroup/cairn"]) await walk(root, 0);
+    expect(found).toEqual([]);
+    await sandbox.kill();
+  });
+
   it("keeps a process running without its WebSocket, and re-attaches from an offset", async () => {
     if (t === undefined) return;
     const sandbox = await Sandbox.create(connection(t));
@@ -282,8 +310,13 @@ describe("the exec WebSocket's door", () => {
       const url = `${base}/${started.execId}`;
       expect((await open(url, { "x-api-key": server.apiKey })).status).toBe(101);
       expect((await open(`${url}?token=${started.token}`)).status).toBe(101);
+      const other = await (
+        await server.call("POST", `/api/sandboxes/${sandbox.id}/exec`, { cmd: "echo", args: ["y"] })
+      ).json();
       const refusals: Array<[string, Record<string, string>, number, RegExp]> = [
         [url, {}, 401, /no API key/],
+        // A valid token opens its own exec only.
+        [`${base}/${other.execId}?token=${started.token}`, {}, 401, /not valid for this exec/],
         [url, { "x-api-key": "wrong-key-0123456789" }, 401, /not valid/],
         [`${url}?token=forged.token`, {}, 401, /token is not valid/],
         [`${base}/ex_${"0".repeat(24)}`, { "x-api-key": server.apiKey }, 404, /has no exec/],

@@ -20,5 +20,11 @@ export interface LiveSandbox {
   stopping: Promise<SandboxRecord> | undefined;
 }
 
-/** Finished execs kept per sandbox for `GET …/exec` (the oldest go first). */
-export const finishedExecsKept = 100;
+/**
+ * Finished execs kept per sandbox for `GET …/exec` and re-attach (the oldest go first): each
+ * holds up to its output buffer in the runner's memory.
+ */
+export const finishedExecsKept = 20;
+
+/** Execs a sandbox may hold at once, running and kept. */
+export const maxExecsPerSandbox = 64;

@@ -7,7 +7,7 @@ import type { SandboxRecord, SandboxStatus } from "../../core/wire/sandbox.js";
 import type { CgroupDriver, SandboxCgroup } from "./cgroups/types.js";
 import { type ExecRequest, ExecSession } from "./exec/exec-session.js";
 import { type BwrapInfo, type LaunchedSandbox, launchSandbox } from "./launch.js";
-import { finishedExecsKept, type LiveSandbox } from "./live-sandbox.js";
+import { finishedExecsKept, type LiveSandbox, maxExecsPerSandbox } from "./live-sandbox.js";
 import { writeSandboxEtc } from "./sandbox-etc.js";
 import type { RunnerTemplate } from "./templates.js";
 import { type Workspace, WorkspaceDisks } from "./workspace-disks.js";
@@ -19,6 +19,8 @@ export interface SandboxRecords {
   get(projectId: string, id: string): SandboxRecord | undefined;
   openSegment(projectId: string, record: SandboxRecord, startMs: number): void;
   closeSegment(sandboxId: string, endMs: number, cpuSeconds: number): void;
+  /** Writes the CPU seconds of the open segment so far, without closing it. */
+  updateOpenSegment(sandboxId: string, cpuSeconds: number): void;
   markAbandoned(reason: string, now: Date): number;
 }
 
@@ -99,6 +101,8 @@ export class SandboxRunner {
   private readonly checkpoints: ReturnType<typeof setInterval>;
   private closed = false;
   private readonly warm: Booted[] = [];
+  /** Sandboxes being started, by id: a DELETE meanwhile waits for the start, then stops it. */
+  private readonly creating = new Map<string, Promise<unknown>>();
   private warming: Promise<void> | undefined;
   /** Settles once what an earlier run left is cleaned up. */
   readonly ready: Promise<void>;
@@ -141,6 +145,21 @@ export class SandboxRunner {
   }
 
   async create(projectId: string, options: CreateOptions): Promise<SandboxRecord> {
+    const id = `sbx_${randomBytes(12).toString("hex")}`;
+    const creation = this.createNow(projectId, id, options);
+    this.creating.set(id, creation);
+    try {
+      return await creation;
+    } finally {
+      this.creating.delete(id);
+    }
+  }
+
+  private async createNow(
+    projectId: string,
+    id: string,
+    options: CreateOptions,
+  ): Promise<SandboxRecord> {
     if (this.closed) fail("unavailable", "the sandbox runner is shutting down");
     const template = this.settings.templates.get(options.template);
     if (template === undefined) {
@@ -159,7 +178,7 @@ export class SandboxRunner {
     }
     const now = new Date();
     const record: SandboxRecord = {
-      id: `sbx_${randomBytes(12).toString("hex")}`,
+      id,
       template: template.name,
       status: "creating",
       cpuCount: options.cpuCount,
@@ -352,6 +371,8 @@ export class SandboxRunner {
 
   /** Stops a sandbox: every process killed, the workspace deleted, the usage closed. */
   async delete(projectId: string, id: string): Promise<SandboxRecord> {
+    // Still being created: let it finish starting, then stop it (never leave it running).
+    await this.creating.get(id)?.catch(() => undefined);
     const sandbox = this.live.get(id);
     if (sandbox === undefined || sandbox.projectId !== projectId) return this.get(projectId, id);
     return this.stop(sandbox, "stopped", null);
@@ -378,6 +399,7 @@ export class SandboxRunner {
       } catch (error) {
         fail("conflict", `cannot resize ${id}: ${(error as Error).message}`);
       }
+      this.stillRunning(sandbox);
       await this.changeSegment(sandbox, (record) => ({ ...record, ...next }));
     }
     if (patch.timeout !== undefined) {
@@ -399,7 +421,13 @@ export class SandboxRunner {
   ): Promise<SandboxRecord> {
     const live = this.live.get(id);
     const now = new Date().toISOString();
-    if (live === undefined || live.projectId !== projectId || live.stopping !== undefined) {
+    if (live !== undefined && live.projectId === projectId && live.stopping !== undefined) {
+      // Stopping: the record the stop writes last must carry the new tags.
+      live.record = { ...live.record, tags, tagsLastUpdatedAt: now };
+      this.settings.records.update(live.record);
+      return live.record;
+    }
+    if (live === undefined || live.projectId !== projectId) {
       // A stopped sandbox can still be re-tagged: its past usage is attributed by current tags.
       const stored = this.get(projectId, id);
       const updated = { ...stored, tags, tagsLastUpdatedAt: now };
@@ -412,20 +440,47 @@ export class SandboxRunner {
 
   async exec(projectId: string, id: string, request: ExecRequest): Promise<ExecSession> {
     const sandbox = this.running(projectId, id);
+    if (sandbox.execs.size >= maxExecsPerSandbox && this.forgetOldExecs(sandbox) === 0) {
+      fail(
+        "conflict",
+        `sandbox ${id} already has ${maxExecsPerSandbox} execs running; wait for some to end`,
+      );
+    }
     const child = await sandbox.cgroup?.child(`ex${randomBytes(6).toString("hex")}`);
-    const session = await ExecSession.start(
-      {
-        sandboxId: id,
-        innerPid: sandbox.launched.innerPid,
-        cgroupProcs: child?.procsFiles ?? [],
-        usage: async () => child?.usage(),
-      },
-      request,
-      this.settings.outputBufferBytes,
-    );
-    sandbox.execs.set(session.execId, session);
-    this.forgetOldExecs(sandbox);
-    return session;
+    try {
+      this.stillRunning(sandbox);
+      const session = await ExecSession.start(
+        {
+          sandboxId: id,
+          innerPid: sandbox.launched.innerPid,
+          cgroupProcs: child?.procsFiles ?? [],
+          usage: async () => {
+            const usage = await child?.usage();
+            // Its cgroup goes once it is empty (hundreds of execs must not leave hundreds of
+            // cgroups); background processes it started keep theirs until the sandbox stops.
+            if (usage !== undefined && usage.pids === 0)
+              await child?.destroy().catch(() => undefined);
+            return usage;
+          },
+          // Every process of the exec, also those that left its session (setsid).
+          killAll: async () => child?.killAll(),
+        },
+        request,
+        this.settings.outputBufferBytes,
+      );
+      sandbox.execs.set(session.execId, session);
+      this.forgetOldExecs(sandbox);
+      return session;
+    } catch (error) {
+      await child?.destroy().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Refuses work on a sandbox that began stopping while a request waited. */
+  private stillRunning(sandbox: LiveSandbox): void {
+    if (sandbox.stopping !== undefined)
+      fail("conflict", `sandbox ${sandbox.record.id} is stopping`);
   }
 
   /** The execs of a live sandbox, oldest first; none once it has stopped. */
@@ -544,7 +599,11 @@ export class SandboxRunner {
 
   private async checkpointAll(): Promise<void> {
     for (const sandbox of this.live.values()) {
-      if (sandbox.stopping === undefined) await this.changeSegment(sandbox, (record) => record);
+      if (sandbox.stopping !== undefined) continue;
+      const cpu = (await sandbox.cgroup?.usage().catch(() => undefined))?.cpuSeconds;
+      if (cpu !== undefined) {
+        this.settings.records.updateOpenSegment(sandbox.record.id, cpu - sandbox.cpuAtSegmentStart);
+      }
     }
   }
 
@@ -558,11 +617,12 @@ export class SandboxRunner {
     return firstHostUid + this.nextUid++;
   }
 
-  private forgetOldExecs(sandbox: LiveSandbox): void {
+  /** Forgets the oldest finished execs beyond those kept; returns how many it forgot. */
+  private forgetOldExecs(sandbox: LiveSandbox): number {
     const finished = [...sandbox.execs.values()].filter((each) => each.exited !== undefined);
-    for (const session of finished.slice(0, Math.max(0, finished.length - finishedExecsKept))) {
-      sandbox.execs.delete(session.execId);
-    }
+    const forgotten = finished.slice(0, Math.max(0, finished.length - finishedExecsKept));
+    for (const session of forgotten) sandbox.execs.delete(session.execId);
+    return forgotten.length;
   }
 }
 

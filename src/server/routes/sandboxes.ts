@@ -43,6 +43,8 @@ export type SandboxService =
 
 const idPattern = /^sbx_[0-9a-f]{24}$/;
 
+const noNul = (text: string) => !text.includes("\0");
+
 const execRequestSchema = z.strictObject({
   cmd: z
     .string()
@@ -52,14 +54,22 @@ const execRequestSchema = z.strictObject({
       (cmd) => !cmd.includes("="),
       "cmd is a program, not an assignment: put variables in env",
     ),
-  args: z.array(z.string().max(131_072)).max(4096).default([]),
+  args: z
+    .array(z.string().max(131_072).refine(noNul, "an argument contains a NUL character"))
+    .max(4096)
+    .default([]),
   env: z
     .record(
       z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "environment names are letters, digits and _"),
-      z.string(),
+      z.string().max(131_072).refine(noNul, "an environment value contains a NUL character"),
     )
     .default({}),
-  cwd: z.string().min(1).max(4096).default("/workspace"),
+  cwd: z
+    .string()
+    .min(1)
+    .max(4096)
+    .refine(noNul, "cwd contains a NUL character")
+    .default("/workspace"),
   pty: z
     .union([
       z.boolean(),

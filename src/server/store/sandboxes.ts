@@ -147,6 +147,12 @@ export class SandboxStore {
       .run(endMs, Math.max(0, cpuSeconds), sandboxId);
   }
 
+  updateOpenSegment(sandboxId: string, cpuSeconds: number): void {
+    this.db
+      .prepare("UPDATE sandbox_usage SET cpu_seconds = ? WHERE sandbox_id = ? AND end_ms IS NULL")
+      .run(Math.max(0, cpuSeconds), sandboxId);
+  }
+
   /** Every segment that overlaps [fromMs, toMs), with the sandbox's current tags. */
   segments(projectId: string, fromMs: number, toMs: number): UsageSegment[] {
     const rows = this.db

@@ -29,6 +29,8 @@ export interface ExecPlace {
   readonly cgroupProcs: readonly string[];
   /** The exec's cgroup usage, for its span; undefined when cgroups are not enforced. */
   readonly usage: () => Promise<CgroupUsage | undefined>;
+  /** Kills every process of the exec's cgroup, those that left its session included. */
+  readonly killAll?: () => Promise<void>;
 }
 
 export type ExecState = ExecRecord["state"];
@@ -175,6 +177,8 @@ export class ExecSession implements ExecSessionPort {
     if (this.exited !== undefined) return;
     this.endReason ??= reason;
     this.signal("SIGKILL");
+    // A command that called setsid is out of the group: its cgroup still holds it.
+    void this.place.killAll?.().catch(() => undefined);
   }
 
   pause(): void {

@@ -3,7 +3,7 @@ import { Sandbox, SandboxUnavailableError, usage } from "cairn/sandbox";
 import { memoryExporter } from "cairn/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestServer } from "../server/helpers.js";
-import { connection, startSandboxServer } from "./helpers.js";
+import { connection, hostProcesses, startSandboxServer } from "./helpers.js";
 
 let t: TestServer | undefined;
 
@@ -84,9 +84,19 @@ describe("sandboxes over HTTP and WebSocket", () => {
 
   it("expires a sandbox at its timeout and reaps it", async () => {
     if (t === undefined) return;
-    const sandbox = await Sandbox.create({ ...connection(t), timeout: 1 });
-    await new Promise((resolve) => setTimeout(resolve, 1_800));
-    expect((await sandbox.refresh()).status).toBe("expired");
+    const sandbox = await Sandbox.create({ ...connection(t), timeout: 2 });
+    const marker = `expiring-${process.pid}-${Date.now()}`;
+    const handle = await sandbox.exec("bash", { args: ["-c", `exec -a ${marker} sleep 1000`] });
+    handle.detach();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await hostProcesses(marker)).length).toBeGreaterThan(0);
+    await new Promise((resolve) => setTimeout(resolve, 2_300));
+    const record = await sandbox.refresh();
+    expect(record.status).toBe("expired");
+    expect(record.endedAt).not.toBeNull();
+    // Reaped: its processes are gone, and it takes no more work.
+    expect(await hostProcesses(marker)).toEqual([]);
+    await expect(sandbox.exec("true")).rejects.toBeInstanceOf(SandboxUnavailableError);
   });
 
   it("removes each finished exec's cgroup, so execs do not pile up", async () => {

@@ -35,8 +35,23 @@ export class FakeExecSession implements ExecSessionPort {
     return () => this.#exitListeners.delete(listener);
   }
 
-  writeStdin(bytes: Uint8Array): void {
+  /** While true, writes are taken but say the pipe is full (as a slow reader's would). */
+  stdinFull = false;
+  readonly #drainListeners = new Set<() => void>();
+
+  writeStdin(bytes: Uint8Array): boolean {
     this.stdin.push(new TextDecoder().decode(bytes));
+    return !this.stdinFull;
+  }
+  onStdinDrain(listener: () => void): () => void {
+    this.#drainListeners.add(listener);
+    return () => this.#drainListeners.delete(listener);
+  }
+  /** The process took its stdin in: readers may go on. */
+  drainStdin(): void {
+    this.stdinFull = false;
+    for (const listener of [...this.#drainListeners]) listener();
+    this.#drainListeners.clear();
   }
   closeStdin(): void {
     this.calls.push("close-stdin");

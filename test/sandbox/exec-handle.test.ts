@@ -93,7 +93,10 @@ describe("connectExec", () => {
 
   it("sends stdin, resize, signals and close-stdin to the process", async () => {
     const session = new FakeExecSession();
-    session.writeStdin = (bytes) => session.output.append(1, bytes.slice());
+    session.writeStdin = (bytes) => {
+      session.output.append(1, bytes.slice());
+      return true;
+    };
     const runner = await startRunner(session);
     const exec = await connectExec({ url: runner.url });
     exec.sendStdin("hello ");

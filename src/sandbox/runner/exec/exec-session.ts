@@ -141,10 +141,34 @@ export class ExecSession implements ExecSessionPort {
     return new Promise((resolve) => this.onExit(resolve));
   }
 
-  writeStdin(bytes: Uint8Array): void {
-    if (this.exited !== undefined) return;
-    if (this.pty !== undefined) this.pty.write(Buffer.from(bytes));
-    else if (this.child?.stdin?.writable) this.child.stdin.write(bytes);
+  writeStdin(bytes: Uint8Array): boolean {
+    if (this.exited !== undefined) return true;
+    if (this.pty !== undefined) {
+      this.pty.write(Buffer.from(bytes));
+      return true;
+    }
+    if (!this.child?.stdin?.writable) return true;
+    return this.child.stdin.write(bytes);
+  }
+
+  onStdinDrain(listener: () => void): () => void {
+    const stdin = this.child?.stdin;
+    if (stdin === undefined || stdin === null || this.exited !== undefined) {
+      queueMicrotask(listener);
+      return () => undefined;
+    }
+    // Drained, or gone (the command closed its stdin or exited): read from the client again.
+    const done = () => {
+      stdin.off("drain", done);
+      stdin.off("close", done);
+      listener();
+    };
+    stdin.once("drain", done);
+    stdin.once("close", done);
+    return () => {
+      stdin.off("drain", done);
+      stdin.off("close", done);
+    };
   }
 
   closeStdin(): void {

@@ -159,6 +159,24 @@ describe("attachExecSocket", () => {
     expect(session.calls).toEqual(["resize 120x40", "SIGINT", "close-stdin"]);
   });
 
+  it("stops reading stdin from the client while the process's pipe is full", async () => {
+    const session = new FakeExecSession(1024 * 1024);
+    session.stdinFull = true;
+    const connect = await serve(session);
+    const client = await connect();
+    client.socket.send(Buffer.from([0, ...Buffer.from("one\n")]));
+    await until(() => session.stdin.length === 1, "the first write");
+    for (const line of ["two\n", "three\n"]) {
+      client.socket.send(Buffer.from([0, ...Buffer.from(line)]));
+    }
+    // The rest waits in the sockets, not in the runner, until the process drains its pipe.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(session.stdin).toEqual(["one\n"]);
+    session.drainStdin();
+    await until(() => session.stdin.length === 3, "the rest");
+    expect(session.stdin).toEqual(["one\n", "two\n", "three\n"]);
+  });
+
   it("answers a bad frame with an error naming the problem and keeps the socket", async () => {
     const session = new FakeExecSession(1024 * 1024);
     const connect = await serve(session);

@@ -19,7 +19,13 @@ export interface ExecSessionPort {
   readonly exited: ExecExit | undefined;
   /** Calls `listener` once the exec has exited (at once if it has); returns the unsubscribe. */
   onExit(listener: (exit: ExecExit) => void): () => void;
-  writeStdin(bytes: Uint8Array): void;
+  /**
+   * Writes to the process's stdin; false when its pipe is full: the socket then stops reading
+   * from the client until {@link onStdinDrain} says the process has taken it in.
+   */
+  writeStdin(bytes: Uint8Array): boolean;
+  /** Calls `listener` once, when stdin can take more after a `false` write. */
+  onStdinDrain(listener: () => void): () => void;
   closeStdin(): void;
   resize(cols: number, rows: number): void;
   signal(name: ExecSignal): void;
@@ -164,7 +170,12 @@ export function attachExecSocket(
       sendError("binary frames from the client carry stdin: their first byte must be 0");
     } else if (decoded.bytes.byteLength > 0) {
       const bytes = decoded.bytes;
-      callSession("writing stdin", () => session.writeStdin(bytes));
+      callSession("writing stdin", () => {
+        if (session.writeStdin(bytes)) return;
+        // Backpressure: the client's bytes wait in its own socket, not in the runner's memory.
+        socket.pause();
+        session.onStdinDrain(() => socket.resume());
+      });
     }
   }
 

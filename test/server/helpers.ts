@@ -18,12 +18,17 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
-/** A real Cairn server on an ephemeral port with a real SQLite file in a temporary folder. */
+/**
+ * A real Cairn server on an ephemeral port with a real SQLite file in a temporary folder.
+ * Without a sandbox runner unless `sandboxes` is given (test/sandbox/helpers.ts does): the
+ * observability tests need none, and a runner starts sandboxes ahead.
+ */
 export async function startTestServer(options: ServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "cairn-test-"));
   const server = await createServer({
     port: 0,
     apiKey: "test-key-0123456789abcdef",
+    sandboxes: { enabled: false },
     ...options,
     dataDir,
   });

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { chmodSync, mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { CairnError } from "../../core/errors/index.js";
 import type { ExecRecord } from "../../core/wire/exec-protocol.js";
 import type { SandboxRecord, SandboxStatus } from "../../core/wire/sandbox.js";
@@ -10,7 +10,7 @@ import { type BwrapInfo, type LaunchedSandbox, launchSandbox } from "./launch.js
 import { finishedExecsKept, type LiveSandbox, maxExecsPerSandbox } from "./live-sandbox.js";
 import { writeSandboxEtc } from "./sandbox-etc.js";
 import type { RunnerTemplate } from "./templates.js";
-import { type Workspace, WorkspaceDisks } from "./workspace-disks.js";
+import { removeAbandonedRuntimes, type Workspace, WorkspaceDisks } from "./workspace-disks.js";
 
 /** Where the runner keeps sandboxes (the store's SandboxStore satisfies it). */
 export interface SandboxRecords {
@@ -111,6 +111,9 @@ export class SandboxRunner {
     const folder = settings.runtimeDir;
     mkdirSync(folder, { recursive: true, mode: 0o711 });
     chmodSync(folder, 0o711);
+    // Which process runs here: a runner killed with -9 leaves its folder (and its mounts), and
+    // the next runner to start removes what belongs to a process that is gone.
+    writeFileSync(join(folder, "runner.pid"), `${process.pid}\n`);
     this.etcFolder = writeSandboxEtc(join(folder, "etc"));
     this.disks = new WorkspaceDisks({
       folder: join(folder, "workspaces"),
@@ -125,9 +128,11 @@ export class SandboxRunner {
     if (abandoned > 0) {
       console.warn(`cairn: ${abandoned} sandbox(es) of an earlier run were marked failed`);
     }
-    this.ready = this.disks.start().catch((error: unknown) => {
-      console.error("cairn: could not clean the sandbox workspaces of an earlier run:", error);
-    });
+    this.ready = removeAbandonedRuntimes(dirname(folder), folder)
+      .then(() => this.disks.start())
+      .catch((error: unknown) => {
+        console.error("cairn: could not clean the sandbox workspaces of an earlier run:", error);
+      });
     void this.ready.then(() => this.refillWarm());
     this.checkpoints = setInterval(
       () => void this.checkpointAll(),

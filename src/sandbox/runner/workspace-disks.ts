@@ -165,3 +165,33 @@ function enforcedWorkspace(prepared: Prepared): Workspace {
     },
   };
 }
+
+/**
+ * Removes the runtime folders (`cairn-*` under `parent`) of runners whose process is gone —
+ * killed with -9, their sandboxes died with them, but their workspace mounts stayed.
+ */
+export async function removeAbandonedRuntimes(parent: string, own: string): Promise<void> {
+  const mounts = await readFile("/proc/self/mounts", "utf8").catch(() => "");
+  for (const entry of await readdir(parent).catch(() => [] as string[])) {
+    const folder = join(parent, entry);
+    if (!entry.startsWith("cairn-") || folder === own) continue;
+    const pid = Number((await readFile(join(folder, "runner.pid"), "utf8").catch(() => "")).trim());
+    if (!Number.isInteger(pid) || pid <= 0 || isAlive(pid)) continue;
+    for (const line of mounts.split("\n")) {
+      const mountPoint = line.split(" ")[1]?.replace(/\\040/g, " ");
+      if (mountPoint?.startsWith(`${folder}/`)) {
+        await run("umount", ["-l", mountPoint]).catch(() => undefined);
+      }
+    }
+    await rm(folder, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}

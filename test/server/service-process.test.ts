@@ -22,7 +22,7 @@ function dataDir(): string {
   return folder;
 }
 
-/** `cairn dev` as a user runs it, on a free port; resolves once it printed its URL. */
+/** `cairn dev` as a user runs it, on a free port; resolves once it printed its banner. */
 async function startDev(folder: string, env: Record<string, string> = {}) {
   const child = spawn(
     process.execPath,
@@ -38,7 +38,8 @@ async function startDev(folder: string, env: Record<string, string> = {}) {
     output += chunk.toString();
   });
   const exited = once(child, "exit") as Promise<[number | null, string | null]>;
-  while (!/running at (http:\/\/\S+)/.test(output)) {
+  // The banner ends with how to send traces; stdout may come in several chunks before it.
+  while (!/running at (http:\/\/\S+)/.test(output) || !output.includes("Ctrl-C stops")) {
     if (child.exitCode !== null) throw new Error(`cairn dev exited: ${output}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }

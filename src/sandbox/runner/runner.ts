@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { CairnError } from "../../core/errors/index.js";
 import type { ExecRecord } from "../../core/wire/exec-protocol.js";
@@ -526,10 +526,11 @@ export class SandboxRunner {
       ...this.warm.splice(0).map((booted) => this.release(booted)),
     ]);
     await this.disks.close();
-    // The runner's own cgroup folder goes too: nothing of it outlives the runner.
+    // The runner's own cgroup folder and runtime folder go too: nothing of it outlives it.
     await this.settings.host.cgroups?.removeStale().catch((error: unknown) => {
       console.error("cairn: could not remove the runner's cgroups:", error);
     });
+    rmSync(this.settings.runtimeDir, { recursive: true, force: true });
   }
 
   private stop(

@@ -1,17 +1,11 @@
 import type { SandboxRecord } from "../../core/wire/sandbox.js";
-import type { SandboxCgroup } from "./cgroups/types.js";
 import type { ExecSession } from "./exec/exec-session.js";
-import type { LaunchedSandbox } from "./launch.js";
-import type { Workspace } from "./workspace-disks.js";
+import type { Booted } from "./sandbox-launcher.js";
 
 /** A sandbox whose processes the runner holds: what it needs to run, watch and stop it. */
-export interface LiveSandbox {
+export interface LiveSandbox extends Booted {
   record: SandboxRecord;
   readonly projectId: string;
-  readonly hostUid: number | undefined;
-  readonly cgroup: SandboxCgroup | undefined;
-  readonly workspace: Workspace;
-  readonly launched: LaunchedSandbox;
   readonly execs: Map<string, ExecSession>;
   /** CPU seconds of the cgroup when the open usage segment began. */
   cpuAtSegmentStart: number;

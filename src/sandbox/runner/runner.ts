@@ -4,13 +4,11 @@ import { dirname, join } from "node:path";
 import { CairnError } from "../../core/errors/index.js";
 import type { ExecRecord } from "../../core/wire/exec-protocol.js";
 import type { SandboxRecord, SandboxStatus } from "../../core/wire/sandbox.js";
-import type { CgroupDriver, SandboxCgroup } from "./cgroups/types.js";
 import { type ExecRequest, ExecSession } from "./exec/exec-session.js";
-import { type BwrapInfo, type LaunchedSandbox, launchSandbox } from "./launch.js";
 import { finishedExecsKept, type LiveSandbox, maxExecsPerSandbox } from "./live-sandbox.js";
-import { writeSandboxEtc } from "./sandbox-etc.js";
+import { type Booted, type RunnerHost, SandboxLauncher } from "./sandbox-launcher.js";
 import type { RunnerTemplate } from "./templates.js";
-import { removeAbandonedRuntimes, type Workspace, WorkspaceDisks } from "./workspace-disks.js";
+import { removeAbandonedRuntimes } from "./workspace-disks.js";
 
 /** Where the runner keeps sandboxes (the store's SandboxStore satisfies it). */
 export interface SandboxRecords {
@@ -22,17 +20,6 @@ export interface SandboxRecords {
   /** Writes the CPU seconds of the open segment so far, without closing it. */
   updateOpenSegment(sandboxId: string, cpuSeconds: number): void;
   markAbandoned(reason: string, now: Date): number;
-}
-
-/** What the host offers, found at start (prerequisites.ts). */
-export interface RunnerHost {
-  readonly bwrap: BwrapInfo;
-  /** Undefined when cgroups cannot be used (then memory, cpu and pids are not enforced). */
-  readonly cgroups: CgroupDriver | undefined;
-  /** Loop-mounted images can hold /workspace to its size. */
-  readonly diskLimits: boolean;
-  /** The runner runs as root, so each sandbox can have an unprivileged host uid of its own. */
-  readonly root: boolean;
 }
 
 export interface RunnerSettings {
@@ -59,17 +46,6 @@ export interface RunnerSettings {
   readonly warmSandboxes?: number;
 }
 
-/** The processes and resources of a started sandbox, before (or without) its record. */
-interface Booted {
-  readonly template: string;
-  readonly diskMB: number;
-  readonly limits: { readonly memoryMB: number; readonly cpuCount: number };
-  readonly hostUid: number | undefined;
-  readonly cgroup: SandboxCgroup | undefined;
-  readonly workspace: Workspace;
-  readonly launched: LaunchedSandbox;
-}
-
 export interface CreateOptions {
   readonly template: string;
   readonly timeout: number;
@@ -78,9 +54,6 @@ export interface CreateOptions {
   readonly diskMB: number;
   readonly tags: Record<string, string>;
 }
-
-const firstHostUid = 200_000;
-const hostUidSlots = 60_000;
 
 function fail(code: string, message: string): never {
   throw new CairnError(code, message);
@@ -94,16 +67,11 @@ function fail(code: string, message: string): never {
  */
 export class SandboxRunner {
   private readonly live = new Map<string, LiveSandbox>();
-  private readonly freeUids = new Set<number>();
-  private nextUid = 0;
-  private readonly disks: WorkspaceDisks;
-  private readonly etcFolder: string;
+  private readonly launcher: SandboxLauncher;
   private readonly checkpoints: ReturnType<typeof setInterval>;
   private closed = false;
-  private readonly warm: Booted[] = [];
   /** Sandboxes being started, by id: a DELETE meanwhile waits for the start, then stops it. */
   private readonly creating = new Map<string, Promise<unknown>>();
-  private warming: Promise<void> | undefined;
   /** Settles once what an earlier run left is cleaned up. */
   readonly ready: Promise<void>;
 
@@ -114,12 +82,16 @@ export class SandboxRunner {
     // Which process runs here: a runner killed with -9 leaves its folder (and its mounts), and
     // the next runner to start removes what belongs to a process that is gone.
     writeFileSync(join(folder, "runner.pid"), `${process.pid}\n`);
-    this.etcFolder = writeSandboxEtc(join(folder, "etc"));
-    this.disks = new WorkspaceDisks({
-      folder: join(folder, "workspaces"),
-      enforce: settings.host.diskLimits,
-      poolCount: settings.host.diskLimits ? (settings.workspacePool ?? 4) : 0,
-      poolSizeMB: settings.defaultDiskMB,
+    const refused = this.unenforcedLimits.length > 0 && settings.allowUnenforcedLimits !== true;
+    this.launcher = new SandboxLauncher({
+      runtimeDir: folder,
+      host: settings.host,
+      templates: settings.templates,
+      pidsLimit: this.pidsLimit,
+      defaultDiskMB: settings.defaultDiskMB,
+      workspacePool: settings.workspacePool ?? 4,
+      // No sandbox starts where the limits are refused: none is started ahead either.
+      warmSandboxes: refused ? 0 : (settings.warmSandboxes ?? 2),
     });
     const abandoned = settings.records.markAbandoned(
       "the runner stopped while the sandbox was running",
@@ -129,16 +101,16 @@ export class SandboxRunner {
       console.warn(`cairn: ${abandoned} sandbox(es) of an earlier run were marked failed`);
     }
     this.ready = removeAbandonedRuntimes(dirname(folder), folder)
-      .then(() => this.disks.start())
+      .then(() => this.launcher.start())
       .catch((error: unknown) => {
         console.error("cairn: could not clean the sandbox workspaces of an earlier run:", error);
       });
-    void this.ready.then(() => this.refillWarm());
-    this.checkpoints = setInterval(
-      () => void this.checkpointAll(),
-      settings.checkpointMs ?? 60_000,
-    );
+    this.checkpoints = setInterval(() => void this.flushUsage(), settings.checkpointMs ?? 60_000);
     this.checkpoints.unref();
+  }
+
+  private get pidsLimit(): number {
+    return this.settings.pidsLimit ?? 1024;
   }
 
   /** Limits this host cannot enforce. */
@@ -200,26 +172,12 @@ export class SandboxRunner {
     this.settings.records.insert(projectId, record);
     let booted: Booted | undefined;
     try {
-      booted = this.takeWarm(template, record) ?? (await this.boot(template, record, record.id));
-      // A warm sandbox was started with the default size: this one's limits, live.
-      if (
-        booted.limits.memoryMB !== record.memoryMB ||
-        booted.limits.cpuCount !== record.cpuCount
-      ) {
-        await booted.cgroup?.setLimits({
-          memoryMB: record.memoryMB,
-          cpuCount: record.cpuCount,
-          pids: this.settings.pidsLimit ?? 1024,
-        });
-      }
-      const { hostUid, cgroup, workspace, launched } = booted;
+      booted = await this.launcher.take(template, record, record.id);
+      const { cgroup, launched } = booted;
       const sandbox: LiveSandbox = {
+        ...booted,
         record: { ...record, status: "running" },
         projectId,
-        hostUid,
-        cgroup,
-        workspace,
-        launched,
         execs: new Map(),
         // A warm sandbox used a little CPU before it was handed over: not this sandbox's.
         cpuAtSegmentStart: (await cgroup?.usage().catch(() => undefined))?.cpuSeconds ?? 0,
@@ -230,7 +188,6 @@ export class SandboxRunner {
       this.settings.records.update(sandbox.record);
       this.settings.records.openSegment(projectId, sandbox.record, Date.now());
       this.scheduleExpiry(sandbox);
-      this.refillWarm();
       void launched.exited.then(({ code, signal }) => {
         // Its processes died without the runner stopping it: out of memory, say.
         if (sandbox.stopping === undefined) {
@@ -245,7 +202,7 @@ export class SandboxRunner {
       });
       return sandbox.record;
     } catch (error) {
-      if (booted !== undefined) await this.release(booted);
+      if (booted !== undefined && !this.live.has(record.id)) await this.launcher.release(booted);
       const failed: SandboxRecord = {
         ...record,
         status: "failed",
@@ -255,114 +212,6 @@ export class SandboxRunner {
       this.settings.records.update(failed);
       fail("internal_error", `the sandbox could not start: ${(error as Error).message}`);
     }
-  }
-
-  /**
-   * Starts the processes of a sandbox: its uid, cgroup with limits, workspace and bwrap. The
-   * failures of each step undo the steps before.
-   */
-  private async boot(
-    template: RunnerTemplate,
-    sizes: { memoryMB: number; cpuCount: number; diskMB: number },
-    cgroupName: string,
-  ): Promise<Booted> {
-    const hostUid = this.settings.host.root ? this.takeUid() : undefined;
-    let cgroup: SandboxCgroup | undefined;
-    let workspace: Workspace | undefined;
-    try {
-      cgroup = await this.settings.host.cgroups?.create(cgroupName);
-      const limits = { memoryMB: sizes.memoryMB, cpuCount: sizes.cpuCount };
-      await cgroup?.setLimits({ ...limits, pids: this.settings.pidsLimit ?? 1024 });
-      const owner = hostUid ?? process.getuid?.() ?? 0;
-      workspace = await this.disks.acquire(sizes.diskMB, { uid: owner, gid: owner });
-      const launched = await launchSandbox({
-        bwrap: this.settings.host.bwrap,
-        template,
-        workspace: workspace.path,
-        etcFolder: this.etcFolder,
-        hostUid,
-        cgroupProcs: cgroup?.procsFiles ?? [],
-        tmpSizeMB: Math.min(sizes.memoryMB, 1024),
-      });
-      return {
-        template: template.name,
-        diskMB: sizes.diskMB,
-        limits,
-        hostUid,
-        cgroup,
-        workspace,
-        launched,
-      };
-    } catch (error) {
-      await cgroup?.destroy().catch(() => undefined);
-      await workspace?.release().catch(() => undefined);
-      if (hostUid !== undefined) this.freeUids.add(hostUid);
-      throw error;
-    }
-  }
-
-  /** A warm sandbox of this template and disk size, if one is ready. */
-  private takeWarm(template: RunnerTemplate, record: SandboxRecord): Booted | undefined {
-    const index = this.warm.findIndex(
-      (each) => each.template === template.name && each.diskMB === record.diskMB,
-    );
-    if (index === -1) return undefined;
-    const [taken] = this.warm.splice(index, 1);
-    return taken;
-  }
-
-  /**
-   * Keeps `warmSandboxes` sandboxes of the base template and default disk started ahead, so
-   * that creating one is handing it over. Refilled in the background after a creation.
-   */
-  private refillWarm(): void {
-    const wanted = this.settings.warmSandboxes ?? 2;
-    if (this.warming !== undefined || this.closed || wanted === 0) return;
-    if (this.unenforcedLimits.length > 0 && this.settings.allowUnenforcedLimits !== true) return;
-    this.warming = (async () => {
-      // After the creation that called for it has answered: they would compete for the CPU.
-      await delay(20);
-      while (!this.closed && this.warm.length < wanted) {
-        const template = this.settings.templates.get("base");
-        if (template === undefined) return;
-        const sizes = { memoryMB: 1024, cpuCount: 1, diskMB: this.settings.defaultDiskMB };
-        const booted = await this.boot(
-          template,
-          sizes,
-          `warm${randomBytes(6).toString("hex")}`,
-        ).catch((error: unknown) => {
-          console.error("cairn: could not start a warm sandbox:", error);
-          return undefined;
-        });
-        if (booted === undefined) return;
-        if (this.closed) {
-          await this.release(booted);
-          return;
-        }
-        this.warm.push(booted);
-        // A warm sandbox that dies on its own is dropped, not handed out.
-        void booted.launched.exited.then(() => {
-          const index = this.warm.indexOf(booted);
-          if (index !== -1) {
-            this.warm.splice(index, 1);
-            void this.release(booted);
-          }
-        });
-      }
-    })().finally(() => {
-      this.warming = undefined;
-      this.disks.refill();
-    });
-  }
-
-  /** Kills a sandbox's processes and frees what it held (no record: warm or failed to start). */
-  private async release(booted: Booted): Promise<void> {
-    await booted.cgroup?.killAll().catch(() => undefined);
-    killGroup(booted.launched.process.pid);
-    await Promise.race([booted.launched.exited, delay(2_000)]);
-    await booted.cgroup?.destroy().catch(() => undefined);
-    await booted.workspace.release().catch(() => undefined);
-    if (booted.hostUid !== undefined) this.freeUids.add(booted.hostUid);
   }
 
   /** The record as stored, with the live status when it runs. */
@@ -400,7 +249,7 @@ export class SandboxRunner {
         memoryMB: patch.memoryMB ?? sandbox.record.memoryMB,
       };
       try {
-        await sandbox.cgroup?.setLimits({ ...next, pids: this.settings.pidsLimit ?? 1024 });
+        await sandbox.cgroup?.setLimits({ ...next, pids: this.pidsLimit });
       } catch (error) {
         fail("conflict", `cannot resize ${id}: ${(error as Error).message}`);
       }
@@ -520,12 +369,10 @@ export class SandboxRunner {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.checkpoints);
-    await this.warming;
     await Promise.all([
       ...[...this.live.values()].map((sandbox) => this.stop(sandbox, "stopped", null)),
-      ...this.warm.splice(0).map((booted) => this.release(booted)),
+      this.launcher.close(),
     ]);
-    await this.disks.close();
     // The runner's own cgroup folder and runtime folder go too: nothing of it outlives it.
     await this.settings.host.cgroups?.removeStale().catch((error: unknown) => {
       console.error("cairn: could not remove the runner's cgroups:", error);
@@ -544,23 +391,13 @@ export class SandboxRunner {
       this.settings.records.update(sandbox.record);
       for (const session of sandbox.execs.values()) session.kill("killed");
       const cpu = (await sandbox.cgroup?.usage().catch(() => undefined))?.cpuSeconds;
-      if (sandbox.cgroup !== undefined) await sandbox.cgroup.killAll().catch(() => undefined);
-      // Without a cgroup: bwrap's death takes its namespace's processes with it (pid 1 dies).
-      killGroup(sandbox.launched.process.pid);
-      await Promise.race([sandbox.launched.exited, delay(2_000)]);
+      await this.launcher.release(sandbox);
       const now = Date.now();
       this.settings.records.closeSegment(
         sandbox.record.id,
         now,
         cpu === undefined ? 0 : cpu - sandbox.cpuAtSegmentStart,
       );
-      await sandbox.cgroup?.destroy().catch((error: unknown) => {
-        console.error(`cairn: could not remove the cgroup of ${sandbox.record.id}:`, error);
-      });
-      await sandbox.workspace.release().catch((error: unknown) => {
-        console.error(`cairn: could not remove the workspace of ${sandbox.record.id}:`, error);
-      });
-      if (sandbox.hostUid !== undefined) this.freeUids.add(sandbox.hostUid);
       sandbox.record = {
         ...sandbox.record,
         status,
@@ -600,10 +437,6 @@ export class SandboxRunner {
 
   /** Writes down the usage of the running sandboxes up to now (before a usage query). */
   async flushUsage(): Promise<void> {
-    await this.checkpointAll();
-  }
-
-  private async checkpointAll(): Promise<void> {
     for (const sandbox of this.live.values()) {
       if (sandbox.stopping !== undefined) continue;
       const cpu = (await sandbox.cgroup?.usage().catch(() => undefined))?.cpuSeconds;
@@ -613,16 +446,6 @@ export class SandboxRunner {
     }
   }
 
-  private takeUid(): number {
-    const reused = this.freeUids.values().next();
-    if (!reused.done) {
-      this.freeUids.delete(reused.value);
-      return reused.value;
-    }
-    if (this.nextUid >= hostUidSlots) fail("unavailable", "too many sandboxes at once");
-    return firstHostUid + this.nextUid++;
-  }
-
   /** Forgets the oldest finished execs beyond those kept; returns how many it forgot. */
   private forgetOldExecs(sandbox: LiveSandbox): number {
     const finished = [...sandbox.execs.values()].filter((each) => each.exited !== undefined);
@@ -630,17 +453,4 @@ export class SandboxRunner {
     for (const session of forgotten) sandbox.execs.delete(session.execId);
     return forgotten.length;
   }
-}
-
-function killGroup(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, "SIGKILL");
-  } catch {
-    // Gone already.
-  }
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

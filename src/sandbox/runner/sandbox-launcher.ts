@@ -1,0 +1,231 @@
+import { randomBytes } from "node:crypto";
+import { join } from "node:path";
+import { CairnError } from "../../core/errors/index.js";
+import type { CgroupDriver, SandboxCgroup } from "./cgroups/types.js";
+import { type BwrapInfo, type LaunchedSandbox, launchSandbox } from "./launch.js";
+import { writeSandboxEtc } from "./sandbox-etc.js";
+import type { RunnerTemplate } from "./templates.js";
+import { type Workspace, WorkspaceDisks } from "./workspace-disks.js";
+
+/** What the host offers, found at start (prerequisites.ts). */
+export interface RunnerHost {
+  readonly bwrap: BwrapInfo;
+  /** Undefined when cgroups cannot be used (then memory, cpu and pids are not enforced). */
+  readonly cgroups: CgroupDriver | undefined;
+  /** Loop-mounted images can hold /workspace to its size. */
+  readonly diskLimits: boolean;
+  /** The runner runs as root, so each sandbox can have an unprivileged host uid of its own. */
+  readonly root: boolean;
+}
+
+/** The processes and resources of a started sandbox, before (or without) its record. */
+export interface Booted {
+  readonly template: string;
+  readonly diskMB: number;
+  readonly limits: { readonly memoryMB: number; readonly cpuCount: number };
+  readonly hostUid: number | undefined;
+  readonly cgroup: SandboxCgroup | undefined;
+  readonly workspace: Workspace;
+  readonly launched: LaunchedSandbox;
+}
+
+export interface LauncherSettings {
+  /** The runner's runtime folder: the sandboxes' /etc and workspaces live in it. */
+  readonly runtimeDir: string;
+  readonly host: RunnerHost;
+  readonly templates: ReadonlyMap<string, RunnerTemplate>;
+  readonly pidsLimit: number;
+  readonly defaultDiskMB: number;
+  /** Workspaces of the default disk size kept ready. */
+  readonly workspacePool: number;
+  /** Sandboxes of the base template and default size started ahead (0: none). */
+  readonly warmSandboxes: number;
+}
+
+const firstHostUid = 200_000;
+const hostUidSlots = 60_000;
+
+/**
+ * Starts and frees what a sandbox is made of: an unprivileged host uid of its own, a cgroup
+ * with its limits, a workspace of its disk size, and the bwrap process tree. Keeps a few
+ * sandboxes of the base template and default size started ahead, so that creating one is
+ * handing it over. Knows nothing of records, projects or execs (runner.ts does).
+ */
+export class SandboxLauncher {
+  private readonly freeUids = new Set<number>();
+  private nextUid = 0;
+  private readonly disks: WorkspaceDisks;
+  private readonly etcFolder: string;
+  private readonly warm: Booted[] = [];
+  private warming: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(private readonly settings: LauncherSettings) {
+    this.etcFolder = writeSandboxEtc(join(settings.runtimeDir, "etc"));
+    this.disks = new WorkspaceDisks({
+      folder: join(settings.runtimeDir, "workspaces"),
+      enforce: settings.host.diskLimits,
+      poolCount: settings.host.diskLimits ? settings.workspacePool : 0,
+      poolSizeMB: settings.defaultDiskMB,
+    });
+  }
+
+  /** Removes what an earlier run left in the workspaces folder, then fills the pools. */
+  async start(): Promise<void> {
+    await this.disks.start();
+    this.refillWarm();
+  }
+
+  /**
+   * A started sandbox of this template and sizes: a warm one when one fits (its limits set
+   * to these, live), else one started now. The failures of each step undo the steps before.
+   */
+  async take(
+    template: RunnerTemplate,
+    sizes: { memoryMB: number; cpuCount: number; diskMB: number },
+    cgroupName: string,
+  ): Promise<Booted> {
+    const index = this.warm.findIndex(
+      (each) => each.template === template.name && each.diskMB === sizes.diskMB,
+    );
+    if (index === -1) return this.boot(template, sizes, cgroupName);
+    const [booted] = this.warm.splice(index, 1) as [Booted];
+    this.refillWarm();
+    if (booted.limits.memoryMB !== sizes.memoryMB || booted.limits.cpuCount !== sizes.cpuCount) {
+      try {
+        await booted.cgroup?.setLimits({ ...sizes, pids: this.settings.pidsLimit });
+      } catch (error) {
+        await this.release(booted);
+        throw error;
+      }
+    }
+    return booted;
+  }
+
+  /** Kills a sandbox's processes and frees what it held. Errors are logged, never thrown. */
+  async release(booted: Booted): Promise<void> {
+    const problem = (what: string) => (error: unknown) => {
+      console.error(`cairn: could not ${what} of a sandbox:`, error);
+    };
+    await booted.cgroup?.killAll().catch(problem("kill the processes"));
+    // Without a cgroup: bwrap's death takes its namespace's processes with it (pid 1 dies).
+    killGroup(booted.launched.process.pid);
+    await Promise.race([booted.launched.exited, delay(2_000)]);
+    await booted.cgroup?.destroy().catch(problem("remove the cgroup"));
+    await booted.workspace.release().catch(problem("remove the workspace"));
+    if (booted.hostUid !== undefined) this.freeUids.add(booted.hostUid);
+  }
+
+  /** Frees the warm sandboxes and the workspaces kept ready. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.warming;
+    await Promise.all(this.warm.splice(0).map((booted) => this.release(booted)));
+    await this.disks.close();
+  }
+
+  private async boot(
+    template: RunnerTemplate,
+    sizes: { memoryMB: number; cpuCount: number; diskMB: number },
+    cgroupName: string,
+  ): Promise<Booted> {
+    const hostUid = this.settings.host.root ? this.takeUid() : undefined;
+    let cgroup: SandboxCgroup | undefined;
+    let workspace: Workspace | undefined;
+    try {
+      cgroup = await this.settings.host.cgroups?.create(cgroupName);
+      const limits = { memoryMB: sizes.memoryMB, cpuCount: sizes.cpuCount };
+      await cgroup?.setLimits({ ...limits, pids: this.settings.pidsLimit });
+      const owner = hostUid ?? process.getuid?.() ?? 0;
+      workspace = await this.disks.acquire(sizes.diskMB, { uid: owner, gid: owner });
+      const launched = await launchSandbox({
+        bwrap: this.settings.host.bwrap,
+        template,
+        workspace: workspace.path,
+        etcFolder: this.etcFolder,
+        hostUid,
+        cgroupProcs: cgroup?.procsFiles ?? [],
+        tmpSizeMB: Math.min(sizes.memoryMB, 1024),
+      });
+      // Formatting the next workspaces would compete with this start for the CPU: after it.
+      this.disks.refill();
+      return {
+        template: template.name,
+        diskMB: sizes.diskMB,
+        limits,
+        hostUid,
+        cgroup,
+        workspace,
+        launched,
+      };
+    } catch (error) {
+      await cgroup?.destroy().catch(() => undefined);
+      await workspace?.release().catch(() => undefined);
+      if (hostUid !== undefined) this.freeUids.add(hostUid);
+      throw error;
+    }
+  }
+
+  /** Starts warm sandboxes until there are `warmSandboxes`, in the background. */
+  private refillWarm(): void {
+    const wanted = this.settings.warmSandboxes;
+    if (this.warming !== undefined || this.closed || wanted === 0) return;
+    const template = this.settings.templates.get("base");
+    if (template === undefined) return;
+    this.warming = (async () => {
+      // After the creation that called for it has answered: they would compete for the CPU.
+      await delay(20);
+      while (!this.closed && this.warm.length < wanted) {
+        const sizes = { memoryMB: 1024, cpuCount: 1, diskMB: this.settings.defaultDiskMB };
+        const booted = await this.boot(
+          template,
+          sizes,
+          `warm${randomBytes(6).toString("hex")}`,
+        ).catch((error: unknown) => {
+          console.error("cairn: could not start a warm sandbox:", error);
+          return undefined;
+        });
+        if (booted === undefined) return;
+        if (this.closed) {
+          await this.release(booted);
+          return;
+        }
+        this.warm.push(booted);
+        // A warm sandbox that dies on its own is dropped, not handed out.
+        void booted.launched.exited.then(() => {
+          const index = this.warm.indexOf(booted);
+          if (index === -1) return;
+          this.warm.splice(index, 1);
+          void this.release(booted);
+        });
+      }
+    })().finally(() => {
+      this.warming = undefined;
+    });
+  }
+
+  private takeUid(): number {
+    const reused = this.freeUids.values().next();
+    if (!reused.done) {
+      this.freeUids.delete(reused.value);
+      return reused.value;
+    }
+    if (this.nextUid >= hostUidSlots) {
+      throw new CairnError("unavailable", "too many sandboxes at once");
+    }
+    return firstHostUid + this.nextUid++;
+  }
+}
+
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // Gone already.
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { formatTable } from "../../core/text-table.js";
 import type { ExportedSpan } from "../../core/wire/index.js";
 import { formatCost, formatDuration, formatTraceTree } from "../../tracing/export/format-tree.js";
 import { serviceEndpoint } from "./service-address.js";
@@ -122,13 +123,5 @@ function formatTraceList(rows: readonly TraceRow[]): string {
     "cost",
     "status",
   ];
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...table.map((cells) => (cells[column] ?? "").length)),
-  );
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
-      .join("  ")
-      .trimEnd();
-  return `${[line(header), ...table.map(line)].join("\n")}\n`;
+  return formatTable(header, table);
 }

@@ -11,6 +11,8 @@ import {
   type RunnerControl,
   runnerControlSchema,
 } from "../../core/wire/exec-protocol.js";
+import { openSocket, parseExecUrl, startOffset } from "./exec-connection.js";
+import { TextTail } from "./text-tail.js";
 
 /** How an exec ended. */
 export interface ExecExit {
@@ -119,8 +121,8 @@ export class ExecHandle {
   #droppedBytes = 0;
   #exited: ExecExit | undefined;
   readonly #outgoing: Array<string | Uint8Array<ArrayBuffer>> = [];
-  readonly #stdout = new TextTail();
-  readonly #stderr = new TextTail();
+  readonly #stdout = new TextTail(keptBytes);
+  readonly #stderr = new TextTail(keptBytes);
 
   /** Use {@link connectExec}. */
   constructor(options: ConnectExecOptions, firstAttach: Settle<undefined>) {
@@ -403,53 +405,6 @@ export class ExecHandle {
   }
 }
 
-function parseExecUrl(url: string): URL {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new ConfigurationError(
-      "connectExec needs a url like wss://host/api/sandboxes/{id}/exec/{execId}",
-    );
-  }
-  if (parsed.protocol !== "ws:" && parsed.protocol !== "wss:") {
-    throw new ConfigurationError(
-      `connectExec needs a ws: or wss: url, got a ${parsed.protocol} one`,
-    );
-  }
-  return parsed;
-}
-
-function startOffset(since: number | undefined, url: URL): number {
-  const inUrl = url.searchParams.get("since");
-  const offset = since ?? (inUrl === null ? 0 : Number(inUrl));
-  if (!Number.isSafeInteger(offset) || offset < 0) {
-    throw new ConfigurationError(
-      `since must be a byte offset of the output, a whole number from 0, got ${since ?? inUrl}`,
-    );
-  }
-  return offset;
-}
-
-function openSocket(
-  WebSocketClass: typeof WebSocket,
-  url: string,
-  headers: Record<string, string> | undefined,
-): WebSocket {
-  if (headers === undefined) return new WebSocketClass(url);
-  try {
-    // Node's WebSocket (undici) takes { headers } as its second argument. A browser reads it as
-    // a subprotocol and throws: it cannot send headers, so the socket opens without them.
-    const WithHeaders = WebSocketClass as unknown as new (
-      url: string,
-      init: { headers: Record<string, string> },
-    ) => WebSocket;
-    return new WithHeaders(url, { headers });
-  } catch {
-    return new WebSocketClass(url);
-  }
-}
-
 function parseRunnerControl(text: string): RunnerControl | undefined {
   try {
     const parsed = runnerControlSchema.safeParse(JSON.parse(text));
@@ -461,44 +416,4 @@ function parseRunnerControl(text: string): RunnerControl | undefined {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/**
- * The last {@link keptBytes} bytes of one stream, decoded as UTF-8 only when asked: decoding
- * every byte as it comes would cost more than carrying it (hundreds of MB/s of output).
- */
-class TextTail {
-  #chunks: Uint8Array[] = [];
-  #head = 0;
-  #length = 0;
-
-  push(bytes: Uint8Array): void {
-    if (bytes.byteLength === 0) return;
-    this.#chunks.push(bytes);
-    this.#length += bytes.byteLength;
-    while (this.#length - (this.#chunks[this.#head]?.byteLength ?? 0) >= keptBytes) {
-      this.#length -= this.#chunks[this.#head]?.byteLength ?? 0;
-      this.#chunks[this.#head] = new Uint8Array(0);
-      this.#head += 1;
-    }
-    if (this.#head > 1024 && this.#head * 2 > this.#chunks.length) {
-      this.#chunks = this.#chunks.slice(this.#head);
-      this.#head = 0;
-    }
-  }
-
-  finish(): string {
-    const kept = this.#chunks.slice(this.#head);
-    const total = kept.reduce((sum, chunk) => sum + chunk.byteLength, 0);
-    const joined = new Uint8Array(total);
-    let at = 0;
-    for (const chunk of kept) {
-      joined.set(chunk, at);
-      at += chunk.byteLength;
-    }
-    let start = Math.max(0, total - keptBytes);
-    // Not in the middle of a character: skip UTF-8 continuation bytes at the cut.
-    while (start > 0 && start < total && ((joined[start] as number) & 0xc0) === 0x80) start++;
-    return new TextDecoder().decode(joined.subarray(start));
-  }
 }

@@ -1,22 +1,11 @@
+import { formatTable } from "../../core/text-table.js";
 import type { TestResult } from "../../core/wire/testing.js";
 import type { TestReport } from "./run-tests.js";
 
-/** A fixed-width text table: a header row, then the rows, columns padded to their widest cell. */
+/** A table whose first row is its header, without the trailing newline. */
 function table(rows: readonly (readonly string[])[]): string {
-  const widths: number[] = [];
-  for (const row of rows) {
-    row.forEach((cell, index) => {
-      widths[index] = Math.max(widths[index] ?? 0, cell.length);
-    });
-  }
-  return rows
-    .map((row) =>
-      row
-        .map((cell, index) => (index === row.length - 1 ? cell : cell.padEnd(widths[index] ?? 0)))
-        .join("  ")
-        .trimEnd(),
-    )
-    .join("\n");
+  const [header = [], ...body] = rows;
+  return formatTable(header, body).trimEnd();
 }
 
 function shorten(text: string, length: number): string {

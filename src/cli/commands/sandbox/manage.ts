@@ -1,3 +1,4 @@
+import { formatTable } from "../../../core/text-table.js";
 import { sandboxStatuses } from "../../../core/wire/sandbox.js";
 import { Sandbox, type SandboxRecord, type SandboxStatus } from "../../../sandbox/index.js";
 import {
@@ -10,7 +11,7 @@ import {
   UsageError,
   wholeNumber,
 } from "./arguments.js";
-import { formatJson, formatMegabytes, formatTable, formatTime } from "./table.js";
+import { formatJson, formatMegabytes, formatTime } from "./table.js";
 
 type Write = (text: string) => void;
 

@@ -1,6 +1,7 @@
+import { formatTable } from "../../../core/text-table.js";
 import { type UsageGroup, usage } from "../../../sandbox/index.js";
 import { connectionFrom, definedOnly, noneLeft, parseCommand } from "./arguments.js";
-import { formatJson, formatTable } from "./table.js";
+import { formatJson } from "./table.js";
 
 type Write = (text: string) => void;
 

@@ -4,6 +4,7 @@ import { WebSocketServer } from "ws";
 import { CairnError } from "../core/errors/index.js";
 import { attachExecSocket } from "../sandbox/runner/exec/exec-socket.js";
 import { errorStatuses } from "./http/api-error.js";
+import { apiKeyOf } from "./http/auth.js";
 import type { SandboxService } from "./routes/sandboxes.js";
 import type { ProjectStore } from "./store/projects.js";
 
@@ -77,11 +78,12 @@ function authorize(
   sandboxId: string,
   execId: string,
 ): string {
-  const header = request.headers["x-api-key"];
-  const bearer = /^Bearer\s+(.+)$/i.exec(request.headers.authorization ?? "")?.[1];
-  const key = (Array.isArray(header) ? header[0] : header) ?? bearer;
+  const key = apiKeyOf((name) => {
+    const value = request.headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  });
   if (key !== undefined) {
-    const caller = projects.callerForKey(key.trim());
+    const caller = projects.callerForKey(key);
     if (caller === undefined) throw new CairnError("unauthorized", "the API key is not valid");
     return caller.project.id;
   }

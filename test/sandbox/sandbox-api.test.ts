@@ -7,6 +7,54 @@ import { connection, hostProcesses, startSandboxServer } from "./helpers.js";
 
 let t: TestServer | undefined;
 
+/**
+ * The memory limit and CPU quota (in CPUs) of a sandbox's cgroup, read on the host: found as
+ * the parent of the cgroup of an exec, which names it in its /proc/self/cgroup (v1 or v2).
+ * The exec waits while the host looks: its cgroup lives as long as it does.
+ */
+async function sandboxCgroupLimits(sandbox: Sandbox) {
+  const { readdir, readFile } = await import("node:fs/promises");
+  let named: (name: string) => void = () => undefined;
+  const said = new Promise<string>((resolve) => {
+    named = resolve;
+  });
+  const handle = await sandbox.exec("sh", {
+    args: ["-c", "grep -m1 -o 'ex[0-9a-f]*' /proc/self/cgroup; sleep 30"],
+    onStdout: (bytes) => named(new TextDecoder().decode(bytes).trim()),
+  });
+  const name = await said;
+  const find = async (folder: string, depth: number): Promise<string | undefined> => {
+    if (depth > 4) return undefined;
+    for (const entry of await readdir(folder, { withFileTypes: true }).catch(() => [])) {
+      if (!entry.isDirectory()) continue;
+      if (entry.name === name) return folder;
+      const found = await find(`${folder}/${entry.name}`, depth + 1);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  };
+  try {
+    const v1 = await find("/sys/fs/cgroup/memory/cairn", 0);
+    if (v1 !== undefined) {
+      const cpuFolder = v1.replace("/sys/fs/cgroup/memory/", "/sys/fs/cgroup/cpu/");
+      return {
+        memoryBytes: Number(await readFile(`${v1}/memory.limit_in_bytes`, "utf8")),
+        cpuQuota:
+          Number(await readFile(`${cpuFolder}/cpu.cfs_quota_us`, "utf8")) /
+          Number(await readFile(`${cpuFolder}/cpu.cfs_period_us`, "utf8")),
+      };
+    }
+    const v2 = (await find("/sys/fs/cgroup/cairn", 0)) as string;
+    const [quota, period] = (await readFile(`${v2}/cpu.max`, "utf8")).trim().split(" ");
+    return {
+      memoryBytes: Number(await readFile(`${v2}/memory.max`, "utf8")),
+      cpuQuota: Number(quota) / Number(period),
+    };
+  } finally {
+    handle.kill();
+  }
+}
+
 beforeAll(async () => {
   t = await startSandboxServer();
 });
@@ -75,6 +123,9 @@ describe("sandboxes over HTTP and WebSocket", () => {
     expect(Date.parse(extended.expiresAt) - Date.now()).toBeGreaterThan(3500_000);
     const resized = await sandbox.resize({ cpuCount: 2, memoryMB: 4096 });
     expect(resized).toMatchObject({ cpuCount: 2, memoryMB: 4096 });
+    // The kernel holds the new size: the limits of the cgroup an exec runs under.
+    const limits = await sandboxCgroupLimits(sandbox);
+    expect(limits).toEqual({ memoryBytes: 4096 * 1024 * 1024, cpuQuota: 2 });
     await expect(sandbox.resize({ memoryMB: 2048 })).rejects.toThrow(/memory tier/);
 
     const again = await Sandbox.connect(sandbox.id, connection(t));

@@ -50,13 +50,7 @@ export class WorkspaceDisks {
   /** Removes what an earlier run left (its mounts and images), then fills the pool. */
   async start(): Promise<void> {
     await mkdir(this.options.folder, { recursive: true, mode: 0o711 });
-    const mounts = await readFile("/proc/self/mounts", "utf8").catch(() => "");
-    for (const line of mounts.split("\n")) {
-      const mountPoint = line.split(" ")[1]?.replace(/\\040/g, " ");
-      if (mountPoint?.startsWith(`${this.options.folder}/`)) {
-        await run("umount", ["-l", mountPoint]).catch(() => undefined);
-      }
-    }
+    await unmountUnder(this.options.folder);
     for (const entry of await readdir(this.options.folder)) {
       await rm(join(this.options.folder, entry), { recursive: true, force: true });
     }
@@ -171,18 +165,12 @@ function enforcedWorkspace(prepared: Prepared): Workspace {
  * killed with -9, their sandboxes died with them, but their workspace mounts stayed.
  */
 export async function removeAbandonedRuntimes(parent: string, own: string): Promise<void> {
-  const mounts = await readFile("/proc/self/mounts", "utf8").catch(() => "");
   for (const entry of await readdir(parent).catch(() => [] as string[])) {
     const folder = join(parent, entry);
     if (!entry.startsWith("cairn-") || folder === own) continue;
     const pid = Number((await readFile(join(folder, "runner.pid"), "utf8").catch(() => "")).trim());
     if (!Number.isInteger(pid) || pid <= 0 || isAlive(pid)) continue;
-    for (const line of mounts.split("\n")) {
-      const mountPoint = line.split(" ")[1]?.replace(/\\040/g, " ");
-      if (mountPoint?.startsWith(`${folder}/`)) {
-        await run("umount", ["-l", mountPoint]).catch(() => undefined);
-      }
-    }
+    await unmountUnder(folder);
     await rm(folder, { recursive: true, force: true }).catch(() => undefined);
   }
 }
@@ -193,5 +181,16 @@ function isAlive(pid: number): boolean {
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Lazily unmounts everything mounted below `folder` (workspaces a run left mounted). */
+async function unmountUnder(folder: string): Promise<void> {
+  const mounts = await readFile("/proc/self/mounts", "utf8").catch(() => "");
+  for (const line of mounts.split("\n")) {
+    const mountPoint = line.split(" ")[1]?.replace(/\\040/g, " ");
+    if (mountPoint?.startsWith(`${folder}/`)) {
+      await run("umount", ["-l", mountPoint]).catch(() => undefined);
+    }
   }
 }

@@ -8,6 +8,12 @@ export interface AuthVariables {
   actor: string;
 }
 
+/** The API key a request carries: `X-API-Key`, else `Authorization: Bearer`; trimmed. */
+export function apiKeyOf(header: (name: string) => string | undefined): string | undefined {
+  const key = header("x-api-key") ?? /^Bearer\s+(.+)$/i.exec(header("authorization") ?? "")?.[1];
+  return key?.trim();
+}
+
 /**
  * The API key (`X-API-Key`, or `Authorization: Bearer`) picks the project; every handler
  * after this one sees only that project's data.
@@ -16,16 +22,14 @@ export function requireApiKey(
   projects: ProjectStore,
 ): MiddlewareHandler<{ Variables: AuthVariables }> {
   return async (c, next) => {
-    const header = c.req.header("x-api-key");
-    const bearer = /^Bearer\s+(.+)$/i.exec(c.req.header("authorization") ?? "")?.[1];
-    const key = header ?? bearer;
-    if (key === undefined || key.trim() === "") {
+    const key = apiKeyOf((name) => c.req.header(name));
+    if (key === undefined || key === "") {
       throw new ApiError(
         "unauthorized",
         "no API key: send it in the X-API-Key header (or Authorization: Bearer)",
       );
     }
-    const caller = projects.callerForKey(key.trim());
+    const caller = projects.callerForKey(key);
     if (caller === undefined) throw new ApiError("unauthorized", "the API key is not valid");
     c.set("project", caller.project);
     c.set("actor", caller.actor);

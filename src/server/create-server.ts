@@ -14,6 +14,7 @@ import { defaultRateLimit, type RateLimitOptions } from "./http/rate-limit.js";
 import { type BatchIngester, inProcessIngester } from "./ingest/batch-ingester.js";
 import { ingestWorkerCount, WorkerIngester } from "./ingest/worker-ingester.js";
 import { type SandboxOptions, startSandboxService } from "./sandbox-service.js";
+import { DataDirectoryLock } from "./store/data-directory-lock.js";
 import { openDatabase } from "./store/database.js";
 import { ProjectStore } from "./store/projects.js";
 import { SpanStore } from "./store/span-store.js";
@@ -50,6 +51,11 @@ export interface ServerOptions {
   sandboxes?: SandboxOptions;
   /** Origins whose pages may call the API from a browser (CORS). Default: any origin. */
   corsOrigins?: readonly string[];
+  /**
+   * How long to wait for another service that holds the data directory (one still closing)
+   * before giving up with `DataDirectoryInUseError`, in ms. Default 5000.
+   */
+  dataDirectoryWaitMs?: number;
 }
 
 export interface CairnServer {
@@ -79,6 +85,23 @@ export async function createServer(options: ServerOptions = {}): Promise<CairnSe
   checkServiceScorers(options.scorers);
   const dataDir = resolveDataDir(options.dataDir);
   mkdirSync(dataDir, { recursive: true });
+  // One owner per data directory, before anything in it is read or changed.
+  const lock = await DataDirectoryLock.acquire(dataDir, options.dataDirectoryWaitMs ?? 5000);
+  try {
+    return await startOn(dataDir, lock, options, workers, judgeConfig);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+async function startOn(
+  dataDir: string,
+  dataLock: DataDirectoryLock,
+  options: ServerOptions,
+  workers: number,
+  judgeConfig: JudgeConfig | undefined,
+): Promise<CairnServer> {
   const dbPath = join(dataDir, "cairn.db");
   const db = openDatabase(dbPath);
   const projects = new ProjectStore(db);
@@ -157,6 +180,7 @@ export async function createServer(options: ServerOptions = {}): Promise<CairnSe
           void Promise.all([ingester.close(), sandboxesStopped.catch(() => undefined)]).finally(
             () => {
               db.close();
+              dataLock.release();
               resolveClose();
             },
           );

@@ -9,3 +9,4 @@ export {
 export { type CairnServer, createServer, type ServerOptions } from "./create-server.js";
 export { errorStatuses } from "./http/api-error.js";
 export { parseExportBatch } from "./ingest/parse-export-batch.js";
+export { DataDirectoryInUseError } from "./store/data-directory-lock.js";

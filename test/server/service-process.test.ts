@@ -156,4 +156,34 @@ describe("cairn dev", () => {
     expect(code).toBe(0);
     expect(output()).toContain("stopped");
   });
+
+  it("refuses a second service on the same data directory, and changes nothing in it", {
+    timeout: 30_000,
+  }, async () => {
+    const folder = dataDir();
+    const first = await startDev(folder, { CAIRN_API_KEY: "lock-key-1234567890ab" });
+    const stored = await post(first.url, "lock-key-1234567890ab", [
+      span({ trace_id: `tr_${"d".repeat(32)}` }),
+    ]);
+    expect(stored.status).toBe(200);
+    const before = readFileSync(join(folder, "cairn.db"));
+    const second = spawnSync(
+      process.execPath,
+      ["--import", "tsx", cli, "dev", "--port", "0", "--data-dir", folder],
+      { encoding: "utf8" },
+    );
+    expect(second.status).toBe(1);
+    expect(second.stderr).toContain(
+      `data directory ${folder} is in use by process ${first.child.pid}`,
+    );
+    expect(second.stderr).not.toMatch(/\n\s+at /);
+    expect(readFileSync(join(folder, "cairn.db")).equals(before)).toBe(true);
+    // The first one serves on, its data whole.
+    expect(await countSpans(first.url, "lock-key-1234567890ab", `tr_${"d".repeat(32)}`)).toBe(1);
+    first.child.kill("SIGTERM");
+    await first.exited;
+    // Once it has stopped, the directory is free again.
+    const third = await startDev(folder);
+    expect((await fetch(`${third.url}/health`)).status).toBe(200);
+  });
 });

@@ -2,7 +2,9 @@
 // sandbox API (sizes, tiers, tags, templates) shared by the client and the runner.
 export { ConfigurationError } from "../core/errors/configuration-error.js";
 export { ExecConnectionError } from "../core/errors/exec-connection-error.js";
+export { SandboxCapacityError } from "../core/errors/sandbox-capacity-error.js";
 export { SandboxError } from "../core/errors/sandbox-error.js";
+export { SandboxLimitError } from "../core/errors/sandbox-limit-error.js";
 export { SandboxNotFoundError } from "../core/errors/sandbox-not-found-error.js";
 export { SandboxUnavailableError } from "../core/errors/sandbox-unavailable-error.js";
 export type { ExecRecord, ExecSignal } from "../core/wire/exec-protocol.js";

@@ -1,8 +1,8 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
-import { CairnError } from "../core/errors/index.js";
-import { attachExecSocket } from "../sandbox/runner/exec/exec-socket.js";
+import { CairnError, SandboxLimitError } from "../core/errors/index.js";
+import { attachExecSocket, execSocketCount } from "../sandbox/runner/exec/exec-socket.js";
 import { errorStatuses } from "./http/api-error.js";
 import { apiKeyOf } from "./http/auth.js";
 import type { SandboxService } from "./routes/sandboxes.js";
@@ -37,7 +37,13 @@ export function acceptExecSockets(
         sandboxId,
         execId,
       );
-      const session = options.sandboxes.runner.execSession(projectId, sandboxId, execId);
+      const runner = options.sandboxes.runner;
+      const session = runner.execSession(projectId, sandboxId, execId);
+      if (execSocketCount(session) >= runner.limits.socketsPerExec) {
+        throw new SandboxLimitError(
+          `exec ${execId} already has ${runner.limits.socketsPerExec} WebSockets following it, the most an exec may (sandboxes.limits.socketsPerExec); close one first`,
+        );
+      }
       const since = url.searchParams.get("since");
       let offset: number | undefined;
       if (since !== null) {
@@ -110,7 +116,8 @@ function refuse(socket: Duplex, error: unknown): void {
     ? (error as CairnError).message
     : "the server failed to answer; the error is logged";
   const body = JSON.stringify({ error: code, message });
+  const retryAfter = (error as { retryAfter?: unknown }).retryAfter;
   socket.end(
-    `HTTP/1.1 ${status} ${code.replace(/_/g, " ")}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${code.replace(/_/g, " ")}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${typeof retryAfter === "number" ? `retry-after: ${retryAfter}\r\n` : ""}connection: close\r\n\r\n${body}`,
   );
 }

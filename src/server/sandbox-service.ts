@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
 import { diskRangeMB as defaultDiskRange } from "../core/wire/sandbox-sizes.js";
+import type { RunnerLimits } from "../sandbox/runner/live-sandbox.js";
 import { checkPrerequisites } from "../sandbox/runner/prerequisites.js";
 import { SandboxRunner } from "../sandbox/runner/runner.js";
 import { loadTemplates } from "../sandbox/runner/templates.js";
@@ -27,6 +28,12 @@ export interface SandboxOptions {
   readonly workspacePool?: number;
   /** Output kept per exec for re-attach, in bytes. Default 4 MiB. */
   readonly outputBufferBytes?: number;
+  /**
+   * Caps: sandboxes per project (100) and per runner (200), execs per sandbox (64), sockets
+   * per exec (8), and the memory of every exec's output together (256 MiB). Over a cap, the
+   * API answers 429 naming it.
+   */
+  readonly limits?: Partial<Omit<RunnerLimits, "outputBufferBytes">>;
   readonly prices?: Partial<SandboxPrices>;
   /** A name for this runner's cgroups (several services on one host). Default: the pid. */
   readonly runnerName?: string;
@@ -89,9 +96,12 @@ export async function startSandboxService(
       ? {}
       : { allowUnenforcedLimits: options.allowUnenforcedLimits }),
     ...(options.workspacePool === undefined ? {} : { workspacePool: options.workspacePool }),
-    ...(options.outputBufferBytes === undefined
-      ? {}
-      : { outputBufferBytes: options.outputBufferBytes }),
+    limits: {
+      ...options.limits,
+      ...(options.outputBufferBytes === undefined
+        ? {}
+        : { outputBufferBytes: options.outputBufferBytes }),
+    },
   });
   return {
     runner,

@@ -207,13 +207,13 @@ describe("connectExec", () => {
     session.exit({ exitCode: 0, signal: null });
     const result = await exec.wait();
 
-    // 1000 bytes held: "last" and the last 9 of the 100-byte chunks; the 41 before are gone.
-    expect(session.output.start).toBe(5010 - 904);
-    expect(dropped).toEqual([4100]);
-    expect(exec.droppedBytes).toBe(4100);
+    // 1000 bytes held: "last", the last 9 of the 100-byte chunks and 96 bytes of the one before.
+    expect(session.output.start).toBe(5010 - 1000);
+    expect(dropped).toEqual([4004]);
+    expect(exec.droppedBytes).toBe(4004);
     expect(exec.offset).toBe(5010);
     const heldDigits = [1, 2, 3, 4, 5, 6, 7, 8, 9].map((digit) => String(digit).repeat(100));
-    expect(result.stdout).toBe(`first|${heldDigits.join("")}`);
+    expect(result.stdout).toBe(`first|${"0".repeat(96)}${heldDigits.join("")}`);
     expect(result.stderr).toBe("last");
   });
 

@@ -1,4 +1,5 @@
 import type { ServerOptions } from "cairn/server";
+import type { TestContext } from "vitest";
 import { startTestServer, type TestServer } from "../server/helpers.js";
 
 /** Small sizes, so that the limit tests fill a disk or a process table in a moment. */
@@ -21,8 +22,18 @@ export async function startSandboxServer(
   const { message } = (await probe.json()) as { message: string };
   await t.stop();
   if (process.env.CI === "true") throw new Error(`sandboxes are required in CI: ${message}`);
-  console.warn(`skipping sandbox tests: ${message}`);
+  skipReason = `this machine cannot run sandboxes: ${message}`;
   return undefined;
+}
+
+let skipReason = "this machine cannot run sandboxes";
+
+/** Skips the test, with the reason, when `t` is undefined: sandboxes cannot run here. */
+export function needSandboxes(
+  context: TestContext,
+  t: TestServer | undefined,
+): asserts t is TestServer {
+  if (t === undefined) context.skip(skipReason);
 }
 
 /** The connection options of the SDK for a test server. */

@@ -2,6 +2,8 @@ import { readEnv } from "../../core/env.js";
 import {
   ApiRequestError,
   ConfigurationError,
+  SandboxCapacityError,
+  SandboxLimitError,
   SandboxNotFoundError,
   SandboxUnavailableError,
 } from "../../core/errors/index.js";
@@ -94,6 +96,9 @@ export async function sandboxRequest(
       cause: new Error(message),
     });
   }
+  const retryAfter = Number(response.headers.get("retry-after")) || undefined;
+  if (error.error === "limit_exceeded") throw new SandboxLimitError(message, { retryAfter });
+  if (error.error === "capacity_exceeded") throw new SandboxCapacityError(message, { retryAfter });
   if (response.status === 503) {
     throw new SandboxUnavailableError({ reason: "runner_unavailable", cause: new Error(message) });
   }

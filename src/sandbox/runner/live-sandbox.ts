@@ -20,5 +20,27 @@ export interface LiveSandbox extends Booted {
  */
 export const finishedExecsKept = 20;
 
-/** Execs a sandbox may hold at once, running and kept. */
-export const maxExecsPerSandbox = 64;
+/** What one runner, one project and one sandbox may hold at once. */
+export interface RunnerLimits {
+  /** Sandboxes running (or starting) in one project. Default 100. */
+  readonly sandboxesPerProject: number;
+  /** Sandboxes running (or starting) in the runner. Default 200. */
+  readonly sandboxes: number;
+  /** Execs running in a sandbox at once. Default 64. */
+  readonly execsPerSandbox: number;
+  /** WebSockets following one exec at once. Default 8. */
+  readonly socketsPerExec: number;
+  /** Output kept per exec for re-attach, in bytes. Default 4 MiB. */
+  readonly outputBufferBytes: number;
+  /** Memory all the execs' output buffers may take together, in bytes. Default 256 MiB. */
+  readonly outputBudgetBytes: number;
+}
+
+export const defaultRunnerLimits: RunnerLimits = {
+  sandboxesPerProject: 100,
+  sandboxes: 200,
+  execsPerSandbox: 64,
+  socketsPerExec: 8,
+  outputBufferBytes: 4 * 1024 * 1024,
+  outputBudgetBytes: 256 * 1024 * 1024,
+};

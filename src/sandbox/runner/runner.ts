@@ -1,11 +1,17 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { CairnError } from "../../core/errors/index.js";
+import { CairnError, SandboxLimitError } from "../../core/errors/index.js";
 import type { ExecRecord } from "../../core/wire/exec-protocol.js";
 import type { SandboxRecord, SandboxStatus } from "../../core/wire/sandbox.js";
 import { type ExecRequest, ExecSession } from "./exec/exec-session.js";
-import { finishedExecsKept, type LiveSandbox, maxExecsPerSandbox } from "./live-sandbox.js";
+import { OutputBudget } from "./exec/output-buffer.js";
+import {
+  defaultRunnerLimits,
+  finishedExecsKept,
+  type LiveSandbox,
+  type RunnerLimits,
+} from "./live-sandbox.js";
 import { type Booted, type RunnerHost, SandboxLauncher } from "./sandbox-launcher.js";
 import type { RunnerTemplate } from "./templates.js";
 import { removeAbandonedRuntimes } from "./workspace-disks.js";
@@ -38,8 +44,8 @@ export interface RunnerSettings {
   /** Workspaces of the default disk size kept ready. Default 4. */
   readonly workspacePool?: number;
   readonly defaultDiskMB: number;
-  /** Output kept per exec for re-attach, in bytes. */
-  readonly outputBufferBytes?: number;
+  /** Caps on sandboxes, execs, sockets and output memory; each defaults as documented. */
+  readonly limits?: Partial<RunnerLimits>;
   /** How often open usage is written down, in ms. Default 60000. */
   readonly checkpointMs?: number;
   /** Sandboxes of the base template and default size started ahead. Default 2. */
@@ -71,11 +77,15 @@ export class SandboxRunner {
   private readonly checkpoints: ReturnType<typeof setInterval>;
   private closed = false;
   /** Sandboxes being started, by id: a DELETE meanwhile waits for the start, then stops it. */
-  private readonly creating = new Map<string, Promise<unknown>>();
+  private readonly creating = new Map<string, { projectId: string; done: Promise<unknown> }>();
+  readonly limits: RunnerLimits;
+  private readonly outputBudget: OutputBudget;
   /** Settles once what an earlier run left is cleaned up. */
   readonly ready: Promise<void>;
 
   constructor(private readonly settings: RunnerSettings) {
+    this.limits = { ...defaultRunnerLimits, ...settings.limits };
+    this.outputBudget = new OutputBudget(this.limits.outputBudgetBytes);
     const folder = settings.runtimeDir;
     mkdirSync(folder, { recursive: true, mode: 0o711 });
     chmodSync(folder, 0o711);
@@ -122,9 +132,10 @@ export class SandboxRunner {
   }
 
   async create(projectId: string, options: CreateOptions): Promise<SandboxRecord> {
+    this.checkSandboxCaps(projectId);
     const id = `sbx_${randomBytes(12).toString("hex")}`;
     const creation = this.createNow(projectId, id, options);
-    this.creating.set(id, creation);
+    this.creating.set(id, { projectId, done: creation });
     try {
       return await creation;
     } finally {
@@ -226,7 +237,7 @@ export class SandboxRunner {
   /** Stops a sandbox: every process killed, the workspace deleted, the usage closed. */
   async delete(projectId: string, id: string): Promise<SandboxRecord> {
     // Still being created: let it finish starting, then stop it (never leave it running).
-    await this.creating.get(id)?.catch(() => undefined);
+    await this.creating.get(id)?.done.catch(() => undefined);
     const sandbox = this.live.get(id);
     if (sandbox === undefined || sandbox.projectId !== projectId) return this.get(projectId, id);
     return this.stop(sandbox, "stopped", null);
@@ -292,12 +303,33 @@ export class SandboxRunner {
     return live.record;
   }
 
+  /** Refuses a new sandbox over the runner's or the project's cap. */
+  private checkSandboxCaps(projectId: string): void {
+    const holders = [
+      ...[...this.live.values()].map((sandbox) => sandbox.projectId),
+      ...[...this.creating.values()].map((creation) => creation.projectId),
+    ];
+    const { sandboxes, sandboxesPerProject } = this.limits;
+    if (holders.length >= sandboxes) {
+      throw new SandboxLimitError(
+        `this runner already runs ${holders.length} sandboxes, the most it may (sandboxes.limits.sandboxes = ${sandboxes}); stop one, or retry when one ends`,
+      );
+    }
+    const own = holders.filter((holder) => holder === projectId).length;
+    if (own >= sandboxesPerProject) {
+      throw new SandboxLimitError(
+        `this project already runs ${own} sandboxes, the most one project may (sandboxes.limits.sandboxesPerProject = ${sandboxesPerProject}); stop one with DELETE /api/sandboxes/{id}, or retry when one ends`,
+      );
+    }
+  }
+
   async exec(projectId: string, id: string, request: ExecRequest): Promise<ExecSession> {
     const sandbox = this.running(projectId, id);
-    if (sandbox.execs.size >= maxExecsPerSandbox && this.forgetOldExecs(sandbox) === 0) {
-      fail(
-        "conflict",
-        `sandbox ${id} already has ${maxExecsPerSandbox} execs running; wait for some to end`,
+    const cap = this.limits.execsPerSandbox;
+    const running = [...sandbox.execs.values()].filter((each) => each.exited === undefined);
+    if (running.length >= cap) {
+      throw new SandboxLimitError(
+        `sandbox ${id} already has ${cap} execs running, the most a sandbox may (sandboxes.limits.execsPerSandbox); wait for some to end`,
       );
     }
     const child = await sandbox.cgroup?.child(`ex${randomBytes(6).toString("hex")}`);
@@ -320,7 +352,7 @@ export class SandboxRunner {
           killAll: async () => child?.killAll(),
         },
         request,
-        this.settings.outputBufferBytes,
+        { bufferBytes: this.limits.outputBufferBytes, budget: this.outputBudget },
       );
       sandbox.execs.set(session.execId, session);
       this.forgetOldExecs(sandbox);
@@ -392,6 +424,8 @@ export class SandboxRunner {
       for (const session of sandbox.execs.values()) session.kill("killed");
       const cpu = (await sandbox.cgroup?.usage().catch(() => undefined))?.cpuSeconds;
       await this.launcher.release(sandbox);
+      // Their sockets have had the last bytes and the exit: the memory goes back.
+      for (const session of sandbox.execs.values()) session.output.release();
       const now = Date.now();
       this.settings.records.closeSegment(
         sandbox.record.id,
@@ -446,11 +480,13 @@ export class SandboxRunner {
     }
   }
 
-  /** Forgets the oldest finished execs beyond those kept; returns how many it forgot. */
-  private forgetOldExecs(sandbox: LiveSandbox): number {
+  /** Forgets the oldest finished execs beyond those kept. */
+  private forgetOldExecs(sandbox: LiveSandbox): void {
     const finished = [...sandbox.execs.values()].filter((each) => each.exited !== undefined);
     const forgotten = finished.slice(0, Math.max(0, finished.length - finishedExecsKept));
-    for (const session of forgotten) sandbox.execs.delete(session.execId);
-    return forgotten.length;
+    for (const session of forgotten) {
+      sandbox.execs.delete(session.execId);
+      session.output.release();
+    }
   }
 }

@@ -12,9 +12,11 @@ export const errorStatuses = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
+  limit_exceeded: 429,
   internal_error: 500,
   bad_gateway: 502,
   unavailable: 503,
+  capacity_exceeded: 503,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatuses;
@@ -44,7 +46,12 @@ export class ApiError extends CairnError {
 export function toApiError(error: unknown): ApiError | undefined {
   if (ApiError.isInstance(error)) return error;
   if (CairnError.isInstance(error) && error.code in errorStatuses) {
-    return new ApiError(error.code as ErrorCode, error.message);
+    const retryAfter = (error as { retryAfter?: unknown }).retryAfter;
+    return new ApiError(
+      error.code as ErrorCode,
+      error.message,
+      typeof retryAfter === "number" ? { retryAfter } : {},
+    );
   }
   return undefined;
 }

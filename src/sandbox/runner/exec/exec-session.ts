@@ -6,7 +6,7 @@ import type { CgroupUsage } from "../cgroups/types.js";
 import { enterSandbox, joinCgroupThenExec, spawnInCgroup } from "../launch.js";
 import { sandboxUser } from "../sandbox-etc.js";
 import type { ExecSessionPort } from "./exec-socket.js";
-import { OutputBuffer } from "./output-buffer.js";
+import { type OutputBudget, OutputBuffer } from "./output-buffer.js";
 
 /** What to run in a sandbox. */
 export interface ExecRequest {
@@ -92,18 +92,23 @@ export class ExecSession implements ExecSessionPort {
   private constructor(
     readonly place: ExecPlace,
     readonly request: ExecRequest,
-    bufferBytes: number,
+    output: { bufferBytes?: number | undefined; budget?: OutputBudget | undefined },
   ) {
-    this.output = new OutputBuffer(bufferBytes);
+    this.output = new OutputBuffer(output.bufferBytes ?? defaultOutputBufferBytes, output.budget);
   }
 
   static async start(
     place: ExecPlace,
     request: ExecRequest,
-    bufferBytes = defaultOutputBufferBytes,
+    output: { bufferBytes?: number | undefined; budget?: OutputBudget | undefined } = {},
   ): Promise<ExecSession> {
-    const session = new ExecSession(place, request, bufferBytes);
-    await session.spawn();
+    const session = new ExecSession(place, request, output);
+    try {
+      await session.spawn();
+    } catch (error) {
+      session.output.release();
+      throw error;
+    }
     return session;
   }
 

@@ -48,6 +48,16 @@ export interface ExecSocketOptions {
 }
 
 const mebibyte = 1024 * 1024;
+/** Output read and framed at a time: frames stay large, and a replay is paced. */
+const sliceBytes = 256 * 1024;
+
+// The sockets following each exec, for the cap on them.
+const attached = new WeakMap<ExecSessionPort, Set<WebSocket>>();
+
+/** How many WebSockets follow the exec now. */
+export function execSocketCount(session: ExecSessionPort): number {
+  return attached.get(session)?.size ?? 0;
+}
 const controlTypes = clientControlSchema.options.map((option) => option.shape.type.value);
 
 /**
@@ -92,6 +102,10 @@ export function attachExecSocket(
     return;
   }
 
+  const followers = attached.get(session) ?? new Set<WebSocket>();
+  attached.set(session, followers);
+  followers.add(socket);
+
   let next = since ?? output.start;
   sendControl({ type: "attached", offset: next });
   if (next < output.start) {
@@ -110,9 +124,11 @@ export function attachExecSocket(
       socket.close(1013, "fell behind the output buffer");
       return;
     }
-    for (const chunk of output.read(next).chunks) {
-      socket.send(encodeChannelFrame(chunk.channel, chunk.bytes), afterSend);
-      next = chunk.offset + chunk.bytes.byteLength;
+    while (next < output.end) {
+      for (const chunk of output.read(next, sliceBytes).chunks) {
+        socket.send(encodeChannelFrame(chunk.channel, chunk.bytes), afterSend);
+        next = chunk.offset + chunk.bytes.byteLength;
+      }
       if (socket.bufferedAmount > highWater) {
         congested = true;
         setCongested(session, socket, true);
@@ -127,7 +143,17 @@ export function attachExecSocket(
     }
   };
 
-  const unsubscribeOutput = output.subscribe(pump);
+  // Output that comes a byte at a time is sent a tick's worth at a time: one frame, not one
+  // per byte, so a command's write pattern cannot multiply the frames (and their memory).
+  let scheduled = false;
+  const unsubscribeOutput = output.subscribe(() => {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      pump();
+    });
+  });
   // onExit may call pump (and so finish) before it returns.
   let unsubscribeExit = () => {};
   const heartbeat = setInterval(() => {
@@ -156,6 +182,7 @@ export function attachExecSocket(
     else receiveControl(toBytes(data));
   });
   socket.on("close", () => {
+    followers.delete(socket);
     finish();
     clearInterval(heartbeat);
     if (congested) setCongested(session, socket, false);

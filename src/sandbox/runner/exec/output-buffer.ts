@@ -10,32 +10,78 @@ export interface OutputChunk {
 export interface OutputRead {
   /** Bytes asked for that the buffer no longer holds. */
   readonly dropped: number;
+  /** One chunk per run of one channel, each a copy the caller may keep. */
   readonly chunks: OutputChunk[];
 }
 
-// Dropped chunks leave holes at the front of the queue; the array is compacted once the holes
-// are both many and the larger part, so each chunk is moved O(1) times on average.
-const compactAfter = 1024;
+/**
+ * The memory every output buffer of a runner may take together, in bytes. A buffer starts
+ * small and grows (doubling) only with the budget's leave; past the budget it keeps what it
+ * has, holding less of the past output.
+ */
+export class OutputBudget {
+  #used = 0;
+
+  constructor(readonly totalBytes: number) {
+    if (!Number.isSafeInteger(totalBytes) || totalBytes < 0) {
+      throw new RangeError(`the output budget must be a whole number of bytes, got ${totalBytes}`);
+    }
+  }
+
+  /** Bytes the buffers hold now. */
+  get usedBytes(): number {
+    return this.#used;
+  }
+
+  /** Takes `bytes` if the budget has them. */
+  tryTake(bytes: number): boolean {
+    if (this.#used + bytes > this.totalBytes) return false;
+    this.#used += bytes;
+    return true;
+  }
+
+  /** Takes `bytes` whatever the budget has left: a buffer's first, small allocation. */
+  take(bytes: number): void {
+    this.#used += bytes;
+  }
+
+  give(bytes: number): void {
+    this.#used = Math.max(0, this.#used - bytes);
+  }
+}
+
+/** A buffer's first allocation: enough for most commands' whole output. */
+const firstAllocationBytes = 64 * 1024;
 
 /**
  * The latest output of an exec, at most `capacityBytes` of it, with byte offsets so that a
- * client that reconnects can ask for exactly what it missed. Chunks are kept by reference.
+ * client that reconnects can ask for exactly what it missed. A ring of bytes and a bit per byte
+ * for its channel: its memory is 1.125 × its size whatever the command writes (one byte per
+ * write or megabytes), and it grows, up to its capacity, only as the budget allows.
  */
 export class OutputBuffer {
   readonly #capacity: number;
-  #chunks: Array<OutputChunk | undefined> = [];
-  #head = 0;
-  #heldBytes = 0;
+  readonly #budget: OutputBudget | undefined;
+  #data: Uint8Array;
+  /** Bit p says the byte at ring position p came from stderr. */
+  #stderr: Uint8Array;
+  #start = 0;
   #end = 0;
-  readonly #listeners = new Set<(chunk: OutputChunk) => void>();
+  #released = false;
+  readonly #listeners = new Set<() => void>();
 
-  constructor(capacityBytes: number) {
+  constructor(capacityBytes: number, budget?: OutputBudget) {
     if (!Number.isSafeInteger(capacityBytes) || capacityBytes < 1) {
       throw new RangeError(
         `OutputBuffer capacity must be a positive whole number of bytes, got ${capacityBytes}`,
       );
     }
     this.#capacity = capacityBytes;
+    this.#budget = budget;
+    const size = Math.min(capacityBytes, firstAllocationBytes);
+    budget?.take(allocationOf(size));
+    this.#data = new Uint8Array(size);
+    this.#stderr = new Uint8Array(Math.ceil(size / 8));
   }
 
   /** Bytes ever appended: the offset the next byte will have. */
@@ -45,24 +91,37 @@ export class OutputBuffer {
 
   /** Offset of the first byte still held. */
   get start(): number {
-    return this.#end - this.#heldBytes;
+    return this.#start;
+  }
+
+  /** Memory the buffer holds, in bytes. */
+  get allocatedBytes(): number {
+    return this.#released ? 0 : allocationOf(this.#data.byteLength);
   }
 
   append(channel: 1 | 2, bytes: Uint8Array): void {
-    if (bytes.byteLength === 0) return;
-    const chunk: OutputChunk = { channel, bytes, offset: this.#end };
+    if (bytes.byteLength === 0 || this.#released) return;
+    this.#grow(this.#end - this.#start + bytes.byteLength);
+    const size = this.#data.byteLength;
+    // Only the last `size` bytes of a large write can be held.
+    const kept = bytes.byteLength > size ? bytes.subarray(bytes.byteLength - size) : bytes;
+    const offset = this.#end + (bytes.byteLength - kept.byteLength);
+    const position = offset % size;
+    const first = Math.min(kept.byteLength, size - position);
+    this.#data.set(kept.subarray(0, first), position);
+    this.#data.set(kept.subarray(first), 0);
+    this.#markChannel(position, first, channel);
+    this.#markChannel(0, kept.byteLength - first, channel);
     this.#end += bytes.byteLength;
-    this.#chunks.push(chunk);
-    this.#heldBytes += bytes.byteLength;
-    this.#dropOverCapacity();
-    for (const listener of [...this.#listeners]) listener(chunk);
+    this.#start = Math.max(this.#start, this.#end - size);
+    for (const listener of [...this.#listeners]) listener();
   }
 
   /**
-   * The output from offset `since` on. Offsets the buffer no longer holds are counted in
-   * `dropped` and the chunks start at {@link start}.
+   * The output from offset `since` on, at most `maxBytes` of it. Offsets the buffer no longer
+   * holds are counted in `dropped` and the chunks start at {@link start}.
    */
-  read(since: number): OutputRead {
+  read(since: number, maxBytes = Number.POSITIVE_INFINITY): OutputRead {
     if (!Number.isSafeInteger(since) || since < 0) {
       throw new RangeError(`since must be a whole number of bytes, got ${since}`);
     }
@@ -71,59 +130,138 @@ export class OutputBuffer {
         `since ${since} is past the end of the output: only ${this.#end} bytes were written`,
       );
     }
-    const start = this.start;
-    const from = Math.max(since, start);
+    const from = Math.max(since, this.#start);
+    const to = Math.min(this.#end, from + maxBytes);
     const chunks: OutputChunk[] = [];
-    for (let index = this.#indexAt(from); index < this.#chunks.length; index++) {
-      const chunk = this.#chunks[index];
-      if (chunk === undefined) continue;
-      chunks.push(chunk.offset < from ? clip(chunk, from) : chunk);
+    for (let offset = from; offset < to; ) {
+      const channel = this.#channelAt(offset);
+      const runEnd = this.#runEnd(offset, to, channel);
+      chunks.push({ channel, bytes: this.#copy(offset, runEnd), offset });
+      offset = runEnd;
     }
     return { dropped: from - since, chunks };
   }
 
-  /** Calls `listener` with every chunk appended from now on; returns the unsubscribe. */
-  subscribe(listener: (chunk: OutputChunk) => void): () => void {
+  /** Calls `listener` after every append from now on; returns the unsubscribe. */
+  subscribe(listener: () => void): () => void {
     this.#listeners.add(listener);
     return () => {
       this.#listeners.delete(listener);
     };
   }
 
-  #dropOverCapacity(): void {
-    while (this.#heldBytes > this.#capacity && this.#chunks.length - this.#head > 1) {
-      const oldest = this.#chunks[this.#head];
-      this.#chunks[this.#head] = undefined;
-      this.#head += 1;
-      this.#heldBytes -= oldest?.bytes.byteLength ?? 0;
-    }
-    const newest = this.#chunks[this.#head];
-    if (this.#heldBytes > this.#capacity && newest !== undefined) {
-      // A copy, not a view: a view would keep the whole oversize chunk alive.
-      const tail = newest.bytes.slice(newest.bytes.byteLength - this.#capacity);
-      this.#chunks[this.#head] = { ...newest, bytes: tail, offset: this.#end - this.#capacity };
-      this.#heldBytes = this.#capacity;
-    }
-    if (this.#head > compactAfter && this.#head * 2 > this.#chunks.length) {
-      this.#chunks = this.#chunks.slice(this.#head);
-      this.#head = 0;
-    }
+  /** Gives the memory back to the budget: the exec is forgotten. Reads see nothing after. */
+  release(): void {
+    if (this.#released) return;
+    this.#budget?.give(allocationOf(this.#data.byteLength));
+    this.#released = true;
+    this.#data = new Uint8Array(0);
+    this.#stderr = new Uint8Array(0);
+    this.#start = this.#end;
+    this.#listeners.clear();
   }
 
-  /** Index of the chunk that holds offset `from`, or the length when `from` is the end. */
-  #indexAt(from: number): number {
-    let low = this.#head;
-    let high = this.#chunks.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      const chunk = this.#chunks[middle];
-      if (chunk !== undefined && chunk.offset + chunk.bytes.byteLength <= from) low = middle + 1;
-      else high = middle;
+  /** Doubles the ring until it holds `wanted` bytes, the capacity, or the budget says no. */
+  #grow(wanted: number): void {
+    const size = this.#data.byteLength;
+    const target = Math.min(wanted, this.#capacity);
+    if (target <= size) return;
+    let next = size;
+    while (next < target) next = Math.min(this.#capacity, next * 2);
+    while (next > size) {
+      if (this.#budget === undefined) break;
+      if (this.#budget.tryTake(allocationOf(next) - allocationOf(size))) break;
+      next = Math.max(size, Math.floor(next / 2));
     }
-    return low;
+    if (next <= size) return;
+    const data = new Uint8Array(next);
+    const stderr = new Uint8Array(Math.ceil(next / 8));
+    // Every held byte moves to its offset's place in the larger ring.
+    for (let offset = this.#start; offset < this.#end; ) {
+      const runEnd = this.#runEnd(offset, this.#end, this.#channelAt(offset));
+      const bytes = this.#copy(offset, runEnd);
+      const channel = this.#channelAt(offset);
+      const position = offset % next;
+      const first = Math.min(bytes.byteLength, next - position);
+      data.set(bytes.subarray(0, first), position);
+      data.set(bytes.subarray(first), 0);
+      if (channel === 2) {
+        setBits(stderr, position, first, true);
+        setBits(stderr, 0, bytes.byteLength - first, true);
+      }
+      offset = runEnd;
+    }
+    this.#data = data;
+    this.#stderr = stderr;
+  }
+
+  #channelAt(offset: number): 1 | 2 {
+    const position = offset % this.#data.byteLength;
+    return ((this.#stderr[position >> 3] ?? 0) >> (position & 7)) & 1 ? 2 : 1;
+  }
+
+  /** The first offset at or after `offset`, and before `limit`, of another channel. */
+  #runEnd(offset: number, limit: number, channel: 1 | 2): number {
+    const size = this.#data.byteLength;
+    const wholeByte = channel === 2 ? 0xff : 0x00;
+    let at = offset;
+    while (at < limit) {
+      const position = at % size;
+      // Eight bytes of one channel at a time, where a whole bitmap byte says so.
+      if ((position & 7) === 0 && at + 8 <= limit && position + 8 <= size) {
+        if (this.#stderr[position >> 3] === wholeByte) {
+          at += 8;
+          continue;
+        }
+      }
+      if (this.#channelAt(at) !== channel) break;
+      at += 1;
+    }
+    return at;
+  }
+
+  #copy(from: number, to: number): Uint8Array {
+    const size = this.#data.byteLength;
+    const copy = new Uint8Array(to - from);
+    const position = from % size;
+    const first = Math.min(copy.byteLength, size - position);
+    copy.set(this.#data.subarray(position, position + first), 0);
+    copy.set(this.#data.subarray(0, copy.byteLength - first), first);
+    return copy;
+  }
+
+  #markChannel(position: number, length: number, channel: 1 | 2): void {
+    setBits(this.#stderr, position, length, channel === 2);
   }
 }
 
-function clip(chunk: OutputChunk, from: number): OutputChunk {
-  return { ...chunk, bytes: chunk.bytes.subarray(from - chunk.offset), offset: from };
+/** Bytes a ring of `size` takes: the bytes and their channel bits. */
+function allocationOf(size: number): number {
+  return size + Math.ceil(size / 8);
+}
+
+/** Sets (or clears) bits [position, position + length) of `bits`. */
+function setBits(bits: Uint8Array, position: number, length: number, value: boolean): void {
+  let at = position;
+  const end = position + length;
+  // Bit by bit up to a byte boundary, whole bytes, then bit by bit again.
+  while (at < end && (at & 7) !== 0) {
+    writeBit(bits, at, value);
+    at += 1;
+  }
+  const wholeEnd = end - (end & 7);
+  if (wholeEnd > at) {
+    bits.fill(value ? 0xff : 0x00, at >> 3, wholeEnd >> 3);
+    at = wholeEnd;
+  }
+  while (at < end) {
+    writeBit(bits, at, value);
+    at += 1;
+  }
+}
+
+function writeBit(bits: Uint8Array, position: number, value: boolean): void {
+  const index = position >> 3;
+  const mask = 1 << (position & 7);
+  bits[index] = value ? (bits[index] ?? 0) | mask : (bits[index] ?? 0) & ~mask;
 }

@@ -67,8 +67,12 @@ export interface CairnServer {
   readonly createdApiKey: string | undefined;
   /** Whether sandboxes run here, in a sentence: ready (and what is not enforced), or why not. */
   readonly sandboxes: string;
-  /** Stops accepting requests, finishes the ones in flight, and closes the database. */
-  close(): Promise<void>;
+  /**
+   * Stops accepting requests, stops every sandbox, finishes the requests in flight, and closes
+   * the database. `force` cuts the requests in flight off instead (a second Ctrl-C); called
+   * after a close that is still finishing, it hurries that one.
+   */
+  close(options?: { force?: boolean }): Promise<void>;
 }
 
 /**
@@ -168,7 +172,8 @@ async function startOn(
         : sandboxes.runner.unenforcedLimits.length === 0
           ? "ready, every limit enforced"
           : `ready, but this host cannot enforce ${sandboxes.runner.unenforcedLimits.join(", ")}${options.sandboxes?.allowUnenforcedLimits ? " (allowed: each sandbox says so)" : " (sandboxes refused; --allow-unenforced-limits runs them anyway)"}`,
-    close() {
+    close(closeOptions = {}) {
+      if (closeOptions.force === true) server.closeAllConnections();
       closed ??= new Promise<void>((resolveClose) => {
         closing = true;
         // Exec sockets are not requests: they end now, and every sandbox with them.

@@ -5,7 +5,7 @@ import type { DatabaseSync } from "node:sqlite";
 import { diskRangeMB as defaultDiskRange } from "../core/wire/sandbox-sizes.js";
 import type { RunnerLimits } from "../sandbox/runner/live-sandbox.js";
 import { checkPrerequisites } from "../sandbox/runner/prerequisites.js";
-import { SandboxRunner } from "../sandbox/runner/runner.js";
+import { type RunnerSettings, SandboxRunner } from "../sandbox/runner/runner.js";
 import { loadTemplates } from "../sandbox/runner/templates.js";
 import { defaultSandboxPrices, type SandboxPrices } from "../sandbox/runner/usage.js";
 import { ExecTokens } from "./routes/exec-tokens.js";
@@ -72,11 +72,10 @@ export async function startSandboxService(
         .join("; ")}. Run \`cairn doctor\` for details.`,
     };
   }
-  await report.cgroups?.removeStale().catch(() => undefined);
   const diskRangeMB = options.diskRangeMB ?? defaultDiskRange;
   const templates = loadTemplates(options.templates);
   const store = new SandboxStore(db);
-  const runner = new SandboxRunner({
+  const settings: RunnerSettings = {
     runtimeDir: join(tmpdir(), runnerName),
     records: store,
     host: {
@@ -102,7 +101,16 @@ export async function startSandboxService(
         ? {}
         : { outputBufferBytes: options.outputBufferBytes }),
     },
-  });
+  };
+  let runner: SandboxRunner;
+  try {
+    runner = await SandboxRunner.start(settings);
+  } catch (error) {
+    // Sandboxes over the debris of an earlier run could collide with it: none until it is gone.
+    const message = (error as Error).message;
+    console.error(`cairn: sandboxes are off: ${message}`);
+    return { unavailable: `${message}. Remove it by hand (or reboot), then restart the service.` };
+  }
   return {
     runner,
     store,

@@ -66,4 +66,14 @@ describe("pending spans are flushed when the program stops", () => {
     expect(output()).toContain("app handler ran");
     expect(names()).toContain("exit-handled");
   });
+
+  it("on SIGTERM, without cutting short an app that stops asynchronously on its once-handler", async () => {
+    const { child, exited, output } = run("once", collector);
+    await waitForOutput(output, "ready", child);
+    child.kill("SIGTERM");
+    const [code, signal] = await exited;
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    expect(output()).toContain("app closed");
+    expect(names()).toContain("exit-once");
+  });
 });

@@ -52,12 +52,20 @@ export async function dev(args: readonly string[], write: (text: string) => void
   }
   write(`\nSend traces with CAIRN_ENDPOINT=${server.url} and CAIRN_API_KEY set. Ctrl-C stops.\n`);
   await new Promise<void>((resolve) => {
+    let stopping = false;
     const stop = (signal: string) => {
-      write(`\n${signal}: finishing requests in flight…\n`);
+      if (stopping) {
+        // A second signal: requests in flight are cut off; sandboxes are being killed already.
+        write(`${signal} again: closing every connection now\n`);
+        void server.close({ force: true }).then(resolve);
+        return;
+      }
+      stopping = true;
+      write(`\n${signal}: finishing requests in flight and stopping sandboxes… (again: at once)\n`);
       void server.close().then(resolve);
     };
-    process.once("SIGINT", () => stop("SIGINT"));
-    process.once("SIGTERM", () => stop("SIGTERM"));
+    process.on("SIGINT", () => stop("SIGINT"));
+    process.on("SIGTERM", () => stop("SIGTERM"));
   });
   write("stopped\n");
   return 0;

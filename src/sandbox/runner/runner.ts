@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { CairnError, SandboxLimitError } from "../../core/errors/index.js";
 import type { ExecRecord } from "../../core/wire/exec-protocol.js";
 import type { SandboxRecord, SandboxStatus } from "../../core/wire/sandbox.js";
@@ -12,9 +12,9 @@ import {
   type LiveSandbox,
   type RunnerLimits,
 } from "./live-sandbox.js";
+import { recoverRunner } from "./recovery.js";
 import { type Booted, type RunnerHost, SandboxLauncher } from "./sandbox-launcher.js";
 import type { RunnerTemplate } from "./templates.js";
-import { removeAbandonedRuntimes } from "./workspace-disks.js";
 
 /** Where the runner keeps sandboxes (the store's SandboxStore satisfies it). */
 export interface SandboxRecords {
@@ -80,10 +80,20 @@ export class SandboxRunner {
   private readonly creating = new Map<string, { projectId: string; done: Promise<unknown> }>();
   readonly limits: RunnerLimits;
   private readonly outputBudget: OutputBudget;
-  /** Settles once what an earlier run left is cleaned up. */
-  readonly ready: Promise<void>;
+  /** Settles once the workspaces and warm sandboxes are being made. */
+  private readonly ready: Promise<void>;
 
-  constructor(private readonly settings: RunnerSettings) {
+  /**
+   * Removes what an earlier run left (cgroups, mounts, loop devices, images; see recovery.ts),
+   * marks its sandboxes failed, then starts the runner. Rejects, and touches nothing more, when
+   * the leftovers cannot be removed.
+   */
+  static async start(settings: RunnerSettings): Promise<SandboxRunner> {
+    await recoverRunner({ runtimeDir: settings.runtimeDir, cgroups: settings.host.cgroups });
+    return new SandboxRunner(settings);
+  }
+
+  private constructor(private readonly settings: RunnerSettings) {
     this.limits = { ...defaultRunnerLimits, ...settings.limits };
     this.outputBudget = new OutputBudget(this.limits.outputBudgetBytes);
     const folder = settings.runtimeDir;
@@ -110,11 +120,7 @@ export class SandboxRunner {
     if (abandoned > 0) {
       console.warn(`cairn: ${abandoned} sandbox(es) of an earlier run were marked failed`);
     }
-    this.ready = removeAbandonedRuntimes(dirname(folder), folder)
-      .then(() => this.launcher.start())
-      .catch((error: unknown) => {
-        console.error("cairn: could not clean the sandbox workspaces of an earlier run:", error);
-      });
+    this.ready = this.launcher.start();
     this.checkpoints = setInterval(() => void this.flushUsage(), settings.checkpointMs ?? 60_000);
     this.checkpoints.unref();
   }
@@ -401,6 +407,8 @@ export class SandboxRunner {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.checkpoints);
+    // What the start is making (workspaces, warm sandboxes) is released below with the rest.
+    await this.ready.catch(() => undefined);
     await Promise.all([
       ...[...this.live.values()].map((sandbox) => this.stop(sandbox, "stopped", null)),
       this.launcher.close(),
@@ -421,7 +429,11 @@ export class SandboxRunner {
       clearTimeout(sandbox.expiryTimer);
       sandbox.record = { ...sandbox.record, status: "stopping" };
       this.settings.records.update(sandbox.record);
-      for (const session of sandbox.execs.values()) session.kill("killed");
+      // Each exec's own kill first, so that its state says why it ended; the sandbox's kill
+      // below takes whatever is left.
+      await Promise.all(
+        [...sandbox.execs.values()].map((session) => session.kill("killed").catch(() => undefined)),
+      );
       const cpu = (await sandbox.cgroup?.usage().catch(() => undefined))?.cpuSeconds;
       await this.launcher.release(sandbox);
       // Their sockets have had the last bytes and the exit: the memory goes back.

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { chown, mkdir, readdir, readFile, rm, rmdir, statfs } from "node:fs/promises";
+import { chown, mkdir, rm, rmdir, statfs } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 
@@ -47,13 +47,9 @@ export class WorkspaceDisks {
 
   constructor(private readonly options: WorkspaceDiskOptions) {}
 
-  /** Removes what an earlier run left (its mounts and images), then fills the pool. */
+  /** Makes the folder and fills the pool (what an earlier run left is gone: recovery.ts). */
   async start(): Promise<void> {
     await mkdir(this.options.folder, { recursive: true, mode: 0o711 });
-    await unmountUnder(this.options.folder);
-    for (const entry of await readdir(this.options.folder)) {
-      await rm(join(this.options.folder, entry), { recursive: true, force: true });
-    }
     this.refill();
   }
 
@@ -158,39 +154,4 @@ function enforcedWorkspace(prepared: Prepared): Workspace {
       await rm(prepared.mountPoint, { recursive: true, force: true });
     },
   };
-}
-
-/**
- * Removes the runtime folders (`cairn-*` under `parent`) of runners whose process is gone —
- * killed with -9, their sandboxes died with them, but their workspace mounts stayed.
- */
-export async function removeAbandonedRuntimes(parent: string, own: string): Promise<void> {
-  for (const entry of await readdir(parent).catch(() => [] as string[])) {
-    const folder = join(parent, entry);
-    if (!entry.startsWith("cairn-") || folder === own) continue;
-    const pid = Number((await readFile(join(folder, "runner.pid"), "utf8").catch(() => "")).trim());
-    if (!Number.isInteger(pid) || pid <= 0 || isAlive(pid)) continue;
-    await unmountUnder(folder);
-    await rm(folder, { recursive: true, force: true }).catch(() => undefined);
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-/** Lazily unmounts everything mounted below `folder` (workspaces a run left mounted). */
-async function unmountUnder(folder: string): Promise<void> {
-  const mounts = await readFile("/proc/self/mounts", "utf8").catch(() => "");
-  for (const line of mounts.split("\n")) {
-    const mountPoint = line.split(" ")[1]?.replace(/\\040/g, " ");
-    if (mountPoint?.startsWith(`${folder}/`)) {
-      await run("umount", ["-l", mountPoint]).catch(() => undefined);
-    }
-  }
 }

@@ -13,7 +13,8 @@ export interface ExitHooks {
 
 interface NodeProcess {
   on(event: string, listener: (...args: unknown[]) => void): unknown;
-  once(event: string, listener: (...args: unknown[]) => void): unknown;
+  prependListener(event: string, listener: (...args: unknown[]) => void): unknown;
+  off(event: string, listener: (...args: unknown[]) => void): unknown;
   listenerCount(event: string): number;
   kill(pid: number, signal: string): unknown;
   pid: number;
@@ -27,7 +28,7 @@ export function installExitHooks(hooks: ExitHooks): void {
   if (installed) return;
   installed = true;
   const process = (globalThis as { process?: Partial<NodeProcess> }).process;
-  if (typeof process?.once === "function" && typeof process.on === "function") {
+  if (typeof process?.prependListener === "function" && typeof process.on === "function") {
     installNodeHooks(process as NodeProcess, hooks);
   }
   const target = globalThis as Partial<Pick<Window, "addEventListener" | "document">>;
@@ -47,15 +48,22 @@ function installNodeHooks(process: NodeProcess, { flush, progress }: ExitHooks):
     void flush({ urgent: true, unloading: false }).catch(() => undefined);
   });
   for (const signal of ["SIGINT", "SIGTERM"]) {
-    process.once(signal, () => {
-      const limit = new Promise((resolve) => setTimeout(resolve, signalFlushLimitMs));
+    const onSignal = () => {
       const flushed = flush({ urgent: true, unloading: false }).catch(() => undefined);
+      // Decided as the signal arrives, before any other listener has run (this one runs
+      // first): an app that listens for the signal stops in its own time, however long its
+      // shutdown takes, and Cairn only flushes alongside it.
+      if (process.listenerCount(signal) > 1) return;
+      // Nobody else listens: a second signal meanwhile has Node's default action at once.
+      process.off(signal, onSignal);
+      const limit = new Promise((resolve) => setTimeout(resolve, signalFlushLimitMs));
       void Promise.race([flushed, limit]).then(() => {
-        // Listening to a signal cancels its default action; if nobody else handles it,
-        // raise it again so the program stops as it would have without Cairn.
+        // Listening to a signal cancels its default action: raise it again so that the
+        // program stops as it would have without Cairn (unless someone listens by now).
         if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
       });
-    });
+    };
+    process.prependListener(signal, onSignal);
   }
 }
 

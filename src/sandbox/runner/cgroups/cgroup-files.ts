@@ -32,12 +32,24 @@ export async function readText(path: string): Promise<string> {
   }
 }
 
-/** Undefined when the file does not exist: an older kernel, or a controller not compiled in. */
+/**
+ * Whether an error says the cgroup (or the file) is not there: ENOENT, or ENODEV when the
+ * cgroup was removed while the file was open or being read (a concurrent stop).
+ */
+export function isGone(error: unknown): boolean {
+  const code = errorCode(error);
+  return code === "ENOENT" || code === "ENODEV";
+}
+
+/**
+ * Undefined when the file does not exist: an older kernel, a controller not compiled in, or a
+ * cgroup that went away meanwhile.
+ */
 export async function readOptional(path: string): Promise<string | undefined> {
   try {
     return await readFile(path, "utf8");
   } catch (error) {
-    if (errorCode(error) === "ENOENT") return undefined;
+    if (isGone(error)) return undefined;
     throw new CgroupError(`Could not read ${path}: ${describeError(error)}`, {
       path,
       cause: error,
@@ -90,6 +102,24 @@ export async function writeText(path: string, value: string, purpose: string): P
   }
 }
 
+/** Writes a value to a file that may be gone (a cgroup removed meanwhile); false if it was. */
+export async function writeOptional(
+  path: string,
+  value: string,
+  purpose: string,
+): Promise<boolean> {
+  try {
+    await writeFile(path, value);
+    return true;
+  } catch (error) {
+    if (isGone(error)) return false;
+    throw new CgroupError(
+      `Could not ${purpose}: writing "${value}" to ${path} failed with ${describeError(error)}`,
+      { path, cause: error },
+    );
+  }
+}
+
 /** Makes a cgroup directory that must not exist yet, so two sandboxes never share one. */
 export async function makeCgroupDirectory(path: string): Promise<void> {
   try {
@@ -123,7 +153,7 @@ export async function listChildren(path: string): Promise<string[]> {
     const entries = await readdir(path, { withFileTypes: true });
     return entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name);
   } catch (error) {
-    if (errorCode(error) === "ENOENT") return [];
+    if (isGone(error)) return [];
     throw new CgroupError(`Could not list the cgroups in ${path}: ${describeError(error)}`, {
       path,
       cause: error,
@@ -141,9 +171,8 @@ export async function removeCgroupTree(path: string): Promise<void> {
       await rmdir(path);
       return;
     } catch (error) {
-      const code = errorCode(error);
-      if (code === "ENOENT") return;
-      if (code !== "EBUSY" || Date.now() > deadline) {
+      if (isGone(error)) return;
+      if (errorCode(error) !== "EBUSY" || Date.now() > deadline) {
         throw new CgroupError(`Could not remove the cgroup ${path}: ${describeError(error)}`, {
           path,
           cause: error,

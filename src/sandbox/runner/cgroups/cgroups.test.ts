@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -348,6 +348,34 @@ describe("cgroups on this machine", () => {
   });
 });
 
+describe("a runner that died in the middle of a stop", () => {
+  it("left processes frozen: the next runner thaws them, kills them and removes the cgroups", async () => {
+    const cgroups = cgroupsOrSkip();
+    if (cgroups === undefined) return;
+    const leftover = await cgroups.create("frozen-leftover");
+    const exec = await leftover.child("exec");
+    const sleepers = [startIn(leftover, "exec sleep 300"), startIn(exec, "exec sleep 300")];
+    const all = async () => [...(await processesIn(leftover)), ...(await processesIn(exec))];
+    await eventually(all, (pids) => pids.length === 2);
+    // What an older runner did before it died: froze the sandbox and SIGKILLed its processes.
+    const [stateFile, frozen] =
+      cgroups.version === 1
+        ? [join(leftover.description.replace("/memory/", "/freezer/"), "freezer.state"), "FROZEN"]
+        : [join(leftover.description, "cgroup.freeze"), "1"];
+    await writeFile(stateFile, frozen);
+    for (const pid of await all()) process.kill(pid, "SIGKILL");
+    await sleep(200);
+    expect(await all()).toHaveLength(2);
+    const restarted = await detectCgroups({ runnerName });
+    if (!restarted.ok) throw new Error(restarted.problem);
+    await restarted.driver.removeStale();
+    for (const sleeper of sleepers) expect((await exited(sleeper)).signal).toBe("SIGKILL");
+    await expect(readFile(leftover.procsFiles[0] ?? "")).rejects.toMatchObject({
+      code: "ENOENT",
+    });
+  });
+});
+
 /** A cgroup2 mount: the whole tree, or the controller-less one of a hybrid host like this one. */
 async function cgroup2Mount(): Promise<string | undefined> {
   for (const mount of ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"]) {
@@ -364,7 +392,7 @@ async function cgroup2Mount(): Promise<string | undefined> {
 // where the controllers belong to v1.
 describe.each([
   { strategy: "cgroup.kill", useKillFile: true },
-  { strategy: "freeze, SIGKILL, thaw", useKillFile: false },
+  { strategy: "pids.max = 0 and SIGKILL", useKillFile: false },
 ])("cgroup v2 killAll by $strategy", ({ useKillFile }) => {
   const name = `test-v2-${process.pid}-${useKillFile ? "kill" : "freeze"}`;
   let v2: CgroupV2Driver | undefined;

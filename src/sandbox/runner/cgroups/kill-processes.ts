@@ -1,7 +1,13 @@
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { CgroupError } from "./cgroup-error.js";
-import { describeError, errorCode, listChildren, readOptional } from "./cgroup-files.js";
+import {
+  describeError,
+  errorCode,
+  listChildren,
+  readOptional,
+  writeOptional,
+} from "./cgroup-files.js";
 
 const pollMilliseconds = 10;
 const giveUpMilliseconds = 2_000;
@@ -56,8 +62,40 @@ export async function waitFor(
 }
 
 /**
- * Runs kill rounds until no process is left in the trees. One round (freeze, SIGKILL, thaw, or
- * v2's cgroup.kill) is normally enough; more are for a process that was mid-fork or stuck.
+ * Thaws every frozen cgroup in the tree, deepest last: a runner of an earlier version (or one
+ * killed between a freeze and a thaw) may have left processes frozen, which no SIGKILL ends
+ * until they are thawed. `file` and the thawed value: v1 "freezer.state" "THAWED", v2
+ * "cgroup.freeze" "0".
+ */
+export async function thawTree(tree: string, file: string, thawed: string): Promise<void> {
+  const state = (await readOptional(join(tree, file)))?.trim();
+  if (state !== undefined && state !== thawed && state !== "0" && state !== "THAWED") {
+    await writeOptional(join(tree, file), thawed, `thaw ${tree}`);
+  }
+  for (const name of await listChildren(tree)) await thawTree(join(tree, name), file, thawed);
+}
+
+/**
+ * One kill round that needs no freezing, so nothing is left frozen if the runner dies in the
+ * middle of it: pids.max = 0 stops every fork in the subtree (the kernel checks each fork
+ * against every ancestor's limit), then each listed process gets SIGKILL. A process forked
+ * between the listing and the kills is found by the next round.
+ */
+export async function killWithoutFreezing(options: {
+  readonly trees: readonly string[];
+  /** The pids.max of the tree's root, when the pids controller is there. */
+  readonly pidsMax: string | undefined;
+  readonly description: string;
+}): Promise<void> {
+  if (options.pidsMax !== undefined) {
+    await writeOptional(options.pidsMax, "0", `stop forks in ${options.description}`);
+  }
+  killProcesses(await listProcesses(options.trees), options.description);
+}
+
+/**
+ * Runs kill rounds until no process is left in the trees. One round (pids.max = 0 and SIGKILL,
+ * or v2's cgroup.kill) is normally enough; more are for a process that was mid-fork.
  */
 export async function killUntilEmpty(options: {
   readonly trees: readonly string[];

@@ -15,15 +15,13 @@ import {
   removeCgroupTree,
   writeText,
 } from "./cgroup-files.js";
-import { killProcesses, killUntilEmpty, listProcesses, waitFor } from "./kill-processes.js";
+import { killUntilEmpty, killWithoutFreezing, thawTree } from "./kill-processes.js";
 import type { CgroupDriver, CgroupUsage, ResourceLimits, SandboxCgroup } from "./types.js";
 
 export const v1Controllers = ["memory", "cpu", "cpuacct", "pids", "freezer"] as const;
 export type V1Controller = (typeof v1Controllers)[number];
 /** A directory per controller; several may be one directory where controllers share a mount. */
 export type V1Directories = Readonly<Record<V1Controller, string>>;
-
-const freezeMilliseconds = 500;
 
 function mapDirectories(
   directories: V1Directories,
@@ -146,28 +144,18 @@ class CgroupV1 implements SandboxCgroup {
 
   killAll(): Promise<void> {
     const trees = distinct(this.#directories);
+    const freezer = this.#directories.freezer;
     return killUntilEmpty({
       trees,
       description: this.description,
       round: async () => {
-        const state = join(this.#directories.freezer, "freezer.state");
-        if (!(await exists(state))) {
-          // No freezer cgroup (a half-made one): kill without freezing.
-          killProcesses(await listProcesses(trees), this.description);
-          return;
-        }
-        await writeText(state, "FROZEN", "freeze the sandbox");
-        try {
-          // A process in uninterruptible sleep may never freeze: kill the rest anyway.
-          await waitFor(
-            async () => (await readOptional(state))?.trim() !== "FREEZING",
-            freezeMilliseconds,
-          );
-          killProcesses(await listProcesses(trees), this.description);
-        } finally {
-          // Frozen processes die of SIGKILL only once thawed.
-          await writeText(state, "THAWED", "thaw the sandbox");
-        }
+        await killWithoutFreezing({
+          trees,
+          pidsMax: join(this.#directories.pids, "pids.max"),
+          description: this.description,
+        });
+        // Processes an earlier run froze die of their SIGKILL once thawed.
+        await thawTree(freezer, "freezer.state", "THAWED");
       },
     });
   }

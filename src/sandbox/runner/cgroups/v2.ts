@@ -6,7 +6,6 @@ import {
   errorCode,
   exists,
   kernelLimits,
-  keyedNumber,
   leafName,
   makeCgroupDirectory,
   makeDirectoryTree,
@@ -15,9 +14,10 @@ import {
   readOptional,
   readText,
   removeCgroupTree,
+  writeOptional,
   writeText,
 } from "./cgroup-files.js";
-import { killProcesses, killUntilEmpty, listProcesses, waitFor } from "./kill-processes.js";
+import { killUntilEmpty, killWithoutFreezing, thawTree } from "./kill-processes.js";
 import type { CgroupDriver, CgroupUsage, ResourceLimits, SandboxCgroup } from "./types.js";
 
 /** The controllers a sandbox needs, in the kernel's names. */
@@ -29,11 +29,12 @@ export interface CgroupV2Options {
   readonly runnerName: string;
   /** Controllers to enable; a test on a hierarchy that has none passes `[]`. */
   readonly controllers?: readonly string[];
-  /** Kill with cgroup.kill where the kernel has it (5.14+); false freezes instead, for tests. */
+  /**
+   * Kill with cgroup.kill where the kernel has it (5.14+); false stops forks with pids.max and
+   * sends SIGKILL instead, as on older kernels (for tests).
+   */
   readonly useKillFile?: boolean;
 }
-
-const freezeMilliseconds = 500;
 
 /**
  * Lets the cgroups under `directory` use the controllers. Refused while processes live in
@@ -137,27 +138,21 @@ class CgroupV2 implements SandboxCgroup {
       description: directory,
       round: async () => {
         const killFile = join(directory, "cgroup.kill");
-        if (this.#options.useKillFile !== false && (await exists(killFile))) {
-          // The kernel kills the whole subtree and stops forks while it does.
-          await writeText(killFile, "1", "kill the processes");
-          return;
+        // The kernel kills the whole subtree, frozen processes too, and stops forks while it
+        // does: nothing for a dying runner to leave half done.
+        const killed =
+          this.#options.useKillFile !== false &&
+          (await exists(killFile)) &&
+          (await writeOptional(killFile, "1", "kill the processes"));
+        if (!killed) {
+          const pidsMax = join(directory, "pids.max");
+          await killWithoutFreezing({
+            trees: [directory],
+            pidsMax: (await exists(pidsMax)) ? pidsMax : undefined,
+            description: directory,
+          });
         }
-        const freezeFile = join(directory, "cgroup.freeze");
-        if (!(await exists(freezeFile))) {
-          killProcesses(await listProcesses([directory]), directory);
-          return;
-        }
-        await writeText(freezeFile, "1", "freeze the processes");
-        try {
-          // A process in uninterruptible sleep may never freeze: kill the rest anyway.
-          await waitFor(async () => {
-            const events = await readOptional(join(directory, "cgroup.events"));
-            return events === undefined || keyedNumber(events, "frozen") === 1;
-          }, freezeMilliseconds);
-          killProcesses(await listProcesses([directory]), directory);
-        } finally {
-          await writeText(freezeFile, "0", "thaw the processes");
-        }
+        await thawTree(directory, "cgroup.freeze", "0");
       },
     });
   }

@@ -201,13 +201,13 @@ export class ExecSession implements ExecSessionPort {
     });
   }
 
-  /** Stops it for good (SIGKILL), recording why. */
-  kill(reason: ExecState = "killed"): void {
+  /** Stops it for good (SIGKILL), recording why; settles once its processes are gone. */
+  async kill(reason: ExecState = "killed"): Promise<void> {
     if (this.exited !== undefined) return;
     this.endReason ??= reason;
     this.signal("SIGKILL");
     // A command that called setsid is out of the group: its cgroup still holds it.
-    void this.place.killAll?.().catch(() => undefined);
+    await this.place.killAll?.();
   }
 
   pause(): void {
@@ -281,7 +281,10 @@ export class ExecSession implements ExecSessionPort {
       });
     }
     if (this.request.timeoutMs !== undefined) {
-      this.timer = setTimeout(() => this.kill("timed_out"), this.request.timeoutMs);
+      this.timer = setTimeout(() => {
+        // The sandbox's own stop kills whatever this could not.
+        this.kill("timed_out").catch(() => undefined);
+      }, this.request.timeoutMs);
       this.timer.unref();
     }
   }

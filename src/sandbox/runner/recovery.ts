@@ -1,0 +1,109 @@
+import { execFile } from "node:child_process";
+import { readdir, readFile, rm } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { promisify } from "node:util";
+import { SandboxError } from "../../core/errors/index.js";
+import type { CgroupDriver } from "./cgroups/types.js";
+
+const run = promisify(execFile);
+/** The host tools run with a fixed PATH, never the caller's. */
+const toolEnv = { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" };
+
+/** The prefix of every runner's runtime folder, under the system's temporary folder. */
+export const runtimeFolderPrefix = "cairn-";
+
+/**
+ * Removes whatever an earlier run left, however it ended (closed, killed with -9, killed between
+ * two steps of a stop): thaws, kills and removes the runner's cgroups; unmounts the workspaces,
+ * detaches their loop devices and deletes their images, in the runner's own runtime folder and
+ * in those of other runners whose process is gone. Throws a SandboxError that lists what could
+ * not be removed, so that the service can say so rather than run sandboxes over the debris.
+ */
+export async function recoverRunner(options: {
+  readonly runtimeDir: string;
+  readonly cgroups: CgroupDriver | undefined;
+}): Promise<void> {
+  const problems: string[] = [];
+  await options.cgroups?.removeStale().catch((error: unknown) => {
+    problems.push(`the cgroups under ${options.cgroups?.root}: ${(error as Error).message}`);
+  });
+  for (const folder of await leftFolders(options.runtimeDir)) {
+    const problem = await removeRuntimeFolder(folder);
+    if (problem !== undefined) problems.push(problem);
+  }
+  if (problems.length > 0) {
+    throw new SandboxError(
+      "recovery_failed",
+      `could not remove what an earlier run of the sandbox runner left: ${problems.join("; ")}`,
+    );
+  }
+}
+
+/** The runner's own folder (the data directory's lock says no one else uses it), and those of
+ * runners whose process is gone. */
+async function leftFolders(own: string): Promise<string[]> {
+  const parent = dirname(own);
+  const folders = [own];
+  for (const entry of await readdir(parent).catch(() => [] as string[])) {
+    const folder = join(parent, entry);
+    if (!entry.startsWith(runtimeFolderPrefix) || folder === own) continue;
+    const pid = Number((await readFile(join(folder, "runner.pid"), "utf8").catch(() => "")).trim());
+    if (Number.isInteger(pid) && pid > 0 && !isAlive(pid)) folders.push(folder);
+  }
+  return folders;
+}
+
+/** Unmounts, detaches and deletes a runtime folder; the problem in a sentence, if one stays. */
+async function removeRuntimeFolder(folder: string): Promise<string | undefined> {
+  for (const mountPoint of await mountsUnder(folder)) {
+    // Lazy: a process of the dead run may still hold a file open for a moment.
+    await run("umount", ["-l", mountPoint], { env: toolEnv }).catch(() => undefined);
+  }
+  for (const device of await loopDevicesUnder(folder)) {
+    await run("losetup", ["-d", device], { env: toolEnv }).catch(() => undefined);
+  }
+  await rm(folder, { recursive: true, force: true }).catch(() => undefined);
+  const mounts = await mountsUnder(folder);
+  const devices = await loopDevicesUnder(folder);
+  const remaining = await readdir(folder).then(
+    () => true,
+    () => false,
+  );
+  if (mounts.length === 0 && devices.length === 0 && !remaining) return undefined;
+  const what = [
+    mounts.length > 0 ? `mounted: ${mounts.join(", ")}` : "",
+    devices.length > 0 ? `loop devices: ${devices.join(", ")}` : "",
+    remaining ? `${folder} could not be deleted` : "",
+  ].filter((part) => part !== "");
+  return `${basename(folder)} (${what.join("; ")})`;
+}
+
+/** Mount points below `folder`, deepest first. */
+export async function mountsUnder(folder: string): Promise<string[]> {
+  const mounts = await readFile("/proc/self/mounts", "utf8").catch(() => "");
+  return mounts
+    .split("\n")
+    .map((line) => line.split(" ")[1]?.replace(/\\040/g, " ") ?? "")
+    .filter((mountPoint) => mountPoint.startsWith(`${folder}/`))
+    .sort((a, b) => b.length - a.length);
+}
+
+/** Loop devices (/dev/loopN) whose backing file is below `folder`, deleted or not. */
+export async function loopDevicesUnder(folder: string): Promise<string[]> {
+  const devices: string[] = [];
+  for (const name of await readdir("/sys/block").catch(() => [] as string[])) {
+    if (!name.startsWith("loop")) continue;
+    const backing = await readFile(`/sys/block/${name}/loop/backing_file`, "utf8").catch(() => "");
+    if (backing.startsWith(`${folder}/`)) devices.push(`/dev/${name}`);
+  }
+  return devices;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}

@@ -62,7 +62,13 @@ export async function startSandboxService(
   const missing = report.checks.filter((check) => check.required && !check.ok);
   const bubblewrap = report.bubblewrap;
   const essential = missing.filter((check) => !/cgroup|disk/i.test(check.name));
-  if (bubblewrap === undefined || essential.length > 0) {
+  const { enterHelper, seccompFilter } = report;
+  if (
+    bubblewrap === undefined ||
+    enterHelper === undefined ||
+    seccompFilter === undefined ||
+    essential.length > 0
+  ) {
     return {
       unavailable: `sandboxes cannot run on this host: ${essential
         .map(
@@ -87,6 +93,8 @@ export async function startSandboxService(
       cgroups: report.cgroups,
       diskLimits: report.diskLimits,
       root: process.getuid?.() === 0,
+      enterHelper,
+      seccompFilter,
     },
     templates,
     defaultDiskMB: diskRangeMB.default,

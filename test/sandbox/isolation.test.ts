@@ -1,4 +1,5 @@
-import { statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { createServer as createTcpServer } from "node:net";
 import { Sandbox } from "cairn/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -228,22 +229,30 @@ for host, port in (('127.0.0.1', ${port}), ('1.1.1.1', 80), ('10.0.0.1', 443)):
   it("cannot make the runner run its programs through an exec's environment", async () => {
     if (t === undefined) return;
     const box = sandbox as Sandbox;
-    // A fake nsenter in the workspace, and the workspace's path on the host (bwrap's command
-    // line is visible inside). Were the exec's PATH given to the host-side launcher (root),
-    // it would run the fake, which leaves a mark.
-    const found = await box.run("sh", {
+    // Fake host tools in the workspace, reached by the workspace's path on the host (found
+    // here from the host's mount table, as an attacker who guessed it would). Were an exec's
+    // PATH or LD_PRELOAD given to anything the runner runs as root, a fake would leave a mark.
+    const marker = `marker-${process.pid}-${Date.now()}`;
+    await box.run("sh", {
       args: [
         "-c",
-        "mkdir -p bin && printf '#!/bin/sh\\ntouch /workspace/pwned; for d in $(dirname $0)/..; do touch $d/pwned; done\\n' > bin/nsenter && chmod +x bin/nsenter; tr '\\0' '\\n' < /proc/1/cmdline | grep -A1 -x -- --bind | tail -1",
+        `touch ${marker}; mkdir -p bin && for tool in nsenter sh setpriv cat; do printf '#!/bin/sh\ntouch /workspace/pwned; for d in $(dirname $0)/..; do touch $d/pwned; done\n' > bin/$tool && chmod +x bin/$tool; done`,
       ],
     });
-    const hostWorkspace = found.stdout.trim();
+    const mounts = (await readFile("/proc/self/mounts", "utf8"))
+      .split("\n")
+      .map((line) => line.split(" ")[1] ?? "")
+      .filter((mountPoint) => /\/cairn-[^/]+\/workspaces\//.test(mountPoint));
+    const hostWorkspace = mounts.find((mountPoint) => existsSync(`${mountPoint}/${marker}`));
     expect(hostWorkspace).toMatch(/^\//);
     const run = await box.run("true", {
       env: { PATH: `${hostWorkspace}/bin:/usr/bin:/bin`, LD_PRELOAD: `${hostWorkspace}/evil.so` },
     });
     expect(run.exitCode).toBe(0);
-    const marks = await box.run("sh", { args: ["-c", "ls /workspace | grep -c pwned || true"] });
+    await box.files.read("bin/sh");
+    const marks = await box.run("/bin/sh", {
+      args: ["-c", "ls /workspace | grep -c pwned || true"],
+    });
     expect(marks.stdout.trim()).toBe("0");
   });
 

@@ -1,8 +1,7 @@
-import type { ChildProcess } from "node:child_process";
 import { posix } from "node:path";
-import type { Readable } from "node:stream";
+import { Readable } from "node:stream";
 import { CairnError } from "../../core/errors/index.js";
-import { enterSandbox, spawnInCgroup } from "./launch.js";
+import { EnterError, type EnteredProcess, enterSandbox } from "./enter.js";
 import type { LiveSandbox } from "./live-sandbox.js";
 
 /** An entry of a directory listing, or what `stat` says of a path. */
@@ -53,33 +52,53 @@ function isInside(path: string): boolean {
   return path === workspaceRoot || path.startsWith(`${workspaceRoot}/`);
 }
 
-/** Runs a command inside the sandbox as its user, in its cgroup. */
+/** Runs a command inside the sandbox as its user, in its cgroup, with its seccomp filter. */
 function inSandbox(
   sandbox: LiveSandbox,
-  command: readonly string[],
-  stdin: "pipe" | "ignore" = "ignore",
-): ChildProcess {
-  return spawnInCgroup(
-    sandbox.cgroup?.procsFiles ?? [],
-    enterSandbox(sandbox.launched.innerPid, workspaceRoot, command),
-    { env: { PATH: "/usr/bin:/bin", LANG: "C.UTF-8" }, stdio: [stdin, "pipe", "pipe"] },
-  );
+  argv: readonly string[],
+  input: "stdin" | "none" = "none",
+): EnteredProcess {
+  const entered = enterSandbox(sandbox.entry, {
+    cwd: workspaceRoot,
+    argv,
+    env: { PATH: "/usr/bin:/bin", LANG: "C.UTF-8" },
+    cgroupProcs: sandbox.cgroup?.procsFiles ?? [],
+  });
+  if (input === "none") entered.stdin.end();
+  return entered;
 }
 
 /** Runs a command to its end; its stdout, or the error its stderr names. */
-async function complete(child: ChildProcess, what: string): Promise<Buffer> {
+async function complete(entered: EnteredProcess, what: string): Promise<Buffer> {
   const stdout: Buffer[] = [];
   let stderr = "";
-  child.stdout?.on("data", (chunk: Buffer) => stdout.push(chunk));
-  child.stderr?.setEncoding("utf8").on("data", (text: string) => {
+  entered.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
+  entered.stderr.setEncoding("utf8").on("data", (text: string) => {
     stderr = (stderr + text).slice(-2000);
   });
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.once("error", reject);
-    child.once("close", resolve);
-  });
-  if (code !== 0) throw fileError(stderr, what);
+  try {
+    await entered.started;
+  } catch (error) {
+    if (error instanceof EnterError && error.errno === 2) throw missingTool(what, error);
+    throw new CairnError(
+      "unavailable",
+      `${what}: the sandbox could not run it: ${(error as Error).message}`,
+    );
+  }
+  const [exit] = await Promise.all([
+    entered.exited,
+    new Promise((resolve) => entered.child.once("close", resolve)),
+  ]);
+  if (exit.exitCode !== 0) throw fileError(stderr, what);
   return Buffer.concat(stdout);
+}
+
+function missingTool(what: string, error: EnterError): CairnError {
+  const tool = /cannot run (\S+):/.exec(error.message)?.[1] ?? "a tool";
+  return new CairnError(
+    "invalid_request",
+    `${what}: the sandbox's template has no ${tool}; the file API runs coreutils inside the sandbox (cat, dd, find, mkdir, mv, realpath, rm)`,
+  );
 }
 
 /** The API error a coreutils message means. */
@@ -90,13 +109,6 @@ function fileError(stderr: string, what: string): CairnError {
       .split("\n")
       .at(-1)
       ?.replace(/^[^:]+: /, "") ?? "";
-  const missingTool = /nsenter: failed to execute (\S+)/.exec(stderr)?.[1];
-  if (missingTool !== undefined) {
-    return new CairnError(
-      "invalid_request",
-      `${what}: the sandbox's template has no ${missingTool}; the file API runs coreutils inside the sandbox (cat, dd, find, mkdir, mv, rm)`,
-    );
-  }
   if (/No such file or directory/.test(stderr))
     return new CairnError("not_found", `${what}: no such file or directory`);
   if (/No space left on device|Disk quota exceeded/.test(stderr)) {
@@ -158,10 +170,61 @@ export async function listDirectory(sandbox: LiveSandbox, path: string): Promise
   return parseEntries(output, path).sort((a, b) => a.name.localeCompare(b.name));
 }
 
-/** The bytes of a file, streamed (the caller has checked it is a file). */
-export function readFileStream(sandbox: LiveSandbox, path: string): Readable {
-  const child = inSandbox(sandbox, ["cat", "--", path]);
-  return child.stdout as Readable;
+/** What says a file changed: its size, modification and change times, and inode. */
+export interface FileVersion {
+  readonly size: number;
+  readonly stamp: string;
+}
+
+/** The version of a file now. */
+export async function fileVersion(sandbox: LiveSandbox, path: string): Promise<FileVersion> {
+  const output = await complete(
+    inSandbox(sandbox, ["find", path, "-maxdepth", "0", "-printf", "%s %T@ %C@ %i"]),
+    `stat ${path}`,
+  );
+  const stamp = output.toString("utf8");
+  if (stamp === "") throw new CairnError("not_found", `stat ${path}: no such file or directory`);
+  return { size: Number(stamp.split(" ")[0]), stamp };
+}
+
+/**
+ * The bytes of a file, streamed, as they were at `version` (taken before the response's
+ * headers): if the sandbox changes the file while it is read (other bytes, another length, a
+ * new inode), the stream fails instead of ending, so that the client sees a broken download
+ * rather than a mix of two versions. The length is never sent ahead (the response is chunked),
+ * so no write of the sandbox's can make the bytes disagree with the HTTP framing.
+ */
+export function readFileStream(sandbox: LiveSandbox, path: string, version: FileVersion): Readable {
+  return Readable.from(streamFile(sandbox, path, version), { objectMode: false });
+}
+
+async function* streamFile(
+  sandbox: LiveSandbox,
+  path: string,
+  version: FileVersion,
+): AsyncGenerator<Buffer> {
+  const entered = inSandbox(sandbox, ["cat", "--", path]);
+  let bytes = 0;
+  let finished = false;
+  try {
+    for await (const chunk of entered.stdout as AsyncIterable<Buffer>) {
+      bytes += chunk.byteLength;
+      if (bytes > version.size) throw changed(path);
+      yield chunk;
+    }
+    const exit = await entered.exited;
+    finished = true;
+    if (exit.exitCode !== 0) throw new CairnError("conflict", `read ${path}: the file went away`);
+    const after = await fileVersion(sandbox, path).catch(() => undefined);
+    if (bytes !== version.size || after?.stamp !== version.stamp) throw changed(path);
+  } finally {
+    // The client went away, or the file changed: cat stops at its next write.
+    if (!finished) entered.stdout.destroy();
+  }
+}
+
+function changed(path: string): CairnError {
+  return new CairnError("conflict", `read ${path}: the file changed while it was read`);
 }
 
 /** Writes `body` to a file, streamed: constant memory whatever its size. */
@@ -170,14 +233,13 @@ export async function writeFileStream(
   path: string,
   body: Readable,
 ): Promise<{ bytes: number }> {
-  const child = inSandbox(sandbox, ["dd", `of=${path}`, "bs=1M", "status=none"], "pipe");
+  const entered = inSandbox(sandbox, ["dd", `of=${path}`, "bs=1M", "status=none"], "stdin");
   let bytes = 0;
   body.on("data", (chunk: Buffer) => {
     bytes += chunk.byteLength;
   });
-  child.stdin?.on("error", () => undefined);
-  body.pipe(child.stdin as NodeJS.WritableStream);
-  await complete(child, `write ${path}`);
+  body.pipe(entered.stdin);
+  await complete(entered, `write ${path}`);
   return { bytes };
 }
 

@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { lstatSync, readdirSync, readlinkSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { existsSync, lstatSync, readdirSync, readlinkSync, statSync } from "node:fs";
+import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { sandboxUser } from "./sandbox-etc.js";
+import type { Readable, Writable } from "node:stream";
+import { sandboxEtcFiles, sandboxUser } from "./sandbox-etc.js";
 import type { RunnerTemplate } from "./templates.js";
 
 /** What the runner knows of the installed bubblewrap. */
@@ -19,21 +20,23 @@ export interface LaunchSpec {
   readonly template: RunnerTemplate;
   /** The host directory bound read-write at /workspace. */
   readonly workspace: string;
-  /** The runner's /etc folder (sandbox-etc.ts), for `base`-rooted templates. */
-  readonly etcFolder: string;
   /** The unprivileged host uid the sandbox runs as (when the runner is root). */
   readonly hostUid: number | undefined;
   /** Files the launcher writes its pid to, to join the sandbox's cgroup before bwrap starts. */
   readonly cgroupProcs: readonly string[];
   /** Size of the private /tmp, a tmpfs (it counts as the sandbox's memory). */
   readonly tmpSizeMB: number;
+  /** The seccomp filter of every process in the sandbox (seccomp/filter.ts). */
+  readonly filter: Uint8Array;
 }
 
 export interface LaunchedSandbox {
   /** The bwrap process on the host. */
   readonly process: ChildProcess;
-  /** Host pid of the sandbox's first process: execs enter its namespaces. */
+  /** Host pid of the process that keeps the sandbox (its command): execs enter its namespaces. */
   readonly innerPid: number;
+  /** Inode of that process's user namespace, which identifies the sandbox. */
+  readonly usernsInode: number;
   /** Settles when bwrap exits: the sandbox is gone. */
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** The last lines bwrap wrote to stderr, for a failure's reason. */
@@ -42,24 +45,39 @@ export interface LaunchedSandbox {
 
 // Runs as root on the host: joins the cgroup(s) named in CAIRN_CGROUP_PROCS, so that everything
 // the command starts is accounted and limited from its first instruction, then becomes it.
-export const joinCgroupThenExec =
+const joinCgroupThenExec =
   'for f in $CAIRN_CGROUP_PROCS; do echo $$ > "$f" || exit 125; done; unset CAIRN_CGROUP_PROCS; exec "$@"';
 
-/** Spawns `command` inside the given cgroup, with exactly `env` (and no host environment). */
-export function spawnInCgroup(
-  cgroupProcs: readonly string[],
-  command: readonly string[],
-  options: { env: Record<string, string>; stdio: ("pipe" | "ignore")[] },
-): ChildProcess {
-  return spawn("/bin/sh", ["-c", joinCgroupThenExec, "cairn-launch", ...command], {
-    env: { ...options.env, CAIRN_CGROUP_PROCS: cgroupProcs.join(" ") },
-    stdio: options.stdio,
-    // A session of its own: no controlling terminal of the runner's to inject input into.
-    detached: true,
-  });
-}
+/** The file descriptors bwrap gets from the runner. */
+const fds = { info: 3, args: 4, seccomp: 5, firstData: 6 } as const;
 
-/** The bwrap arguments of a sandbox: fresh namespaces, no capabilities, read-only root. */
+/** Size of /dev/shm, a tmpfs that counts as the sandbox's memory, at most. */
+const shmMaxMB = 64;
+
+/**
+ * Files and folders of /proc that say something of the host (its keyrings, kernel config and
+ * symbols, timers, devices): masked as Docker masks them, where this kernel has them.
+ */
+const maskedProcFiles = [
+  "keys",
+  "key-users",
+  "config.gz",
+  "kcore",
+  "kallsyms",
+  "kmsg",
+  "latency_stats",
+  "timer_list",
+  "timer_stats",
+  "sched_debug",
+  "sysrq-trigger",
+];
+const maskedProcFolders = ["acpi", "asound", "scsi", "driver", "fs"];
+
+/**
+ * The bwrap arguments of a sandbox: fresh namespaces, no capabilities, read-only root, /etc
+ * from the runner's bytes, /proc's host details masked. They reach bwrap on a pipe (--args),
+ * so that /proc/1/cmdline in the sandbox says only "bwrap --args 4 -- /usr/bin/sleep infinity".
+ */
 export function bwrapArguments(spec: LaunchSpec): string[] {
   const args = [
     "--unshare-user",
@@ -78,14 +96,34 @@ export function bwrapArguments(spec: LaunchSpec): string[] {
     "--new-session",
     "--cap-drop",
     "ALL",
+    "--seccomp",
+    String(fds.seccomp),
   ];
   if (spec.bwrap.disableUserns) args.push("--disable-userns");
   args.push(...rootArguments(spec), "--proc", "/proc", "--dev", "/dev");
-  if (spec.bwrap.tmpfsSize) args.push("--size", String(spec.tmpSizeMB * 1024 * 1024));
-  args.push("--tmpfs", "/tmp", "--bind", spec.workspace, "/workspace", "--chdir", "/workspace");
+  for (const name of maskedProcFiles) {
+    if (existsSync(`/proc/${name}`)) args.push("--ro-bind", "/dev/null", `/proc/${name}`);
+  }
+  for (const name of maskedProcFolders) {
+    if (isFolder(`/proc/${name}`)) {
+      args.push(...sized(spec, 4096), "--tmpfs", `/proc/${name}`, "--remount-ro", `/proc/${name}`);
+    }
+  }
+  args.push(...sized(spec, Math.min(spec.tmpSizeMB, shmMaxMB) * mebibyte), "--tmpfs", "/dev/shm");
+  args.push(...sized(spec, spec.tmpSizeMB * mebibyte), "--tmpfs", "/tmp");
+  args.push("--bind", spec.workspace, "/workspace", "--chdir", "/workspace");
+  // Nothing else is writable: not the root, not /dev.
+  args.push("--remount-ro", "/dev", "--remount-ro", "/");
   args.push("--clearenv", "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin");
-  args.push("--setenv", "HOME", sandboxUser.home, "--info-fd", "3");
+  args.push("--setenv", "HOME", sandboxUser.home, "--info-fd", String(fds.info));
   return args;
+}
+
+const mebibyte = 1024 * 1024;
+
+/** `--size` for the next tmpfs, where bwrap has it. */
+function sized(spec: LaunchSpec, bytes: number): string[] {
+  return spec.bwrap.tmpfsSize ? ["--size", String(bytes)] : [];
 }
 
 function rootArguments(spec: LaunchSpec): string[] {
@@ -100,9 +138,9 @@ function rootArguments(spec: LaunchSpec): string[] {
     "/usr",
     ...topLevel("/", [], ["bin", "lib", "lib32", "lib64", "libx32", "sbin"]),
   ];
-  for (const name of ["passwd", "group", "hostname", "hosts", "nsswitch.conf"]) {
-    args.push("--ro-bind", join(spec.etcFolder, name), `/etc/${name}`);
-  }
+  Object.keys(sandboxEtcFiles).forEach((name, index) => {
+    args.push("--ro-bind-data", String(fds.firstData + index), `/etc/${name}`);
+  });
   // The dynamic linker's cache and the alternatives that /usr/bin links through (awk, editor…).
   for (const path of ["/etc/ld.so.cache", "/etc/alternatives"]) {
     if (exists(path)) args.push("--ro-bind", path, path);
@@ -138,24 +176,65 @@ function exists(path: string): boolean {
   }
 }
 
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+const keeper = "/usr/bin/sleep";
+
 /** Starts a sandbox: bwrap, as the sandbox's host uid, in its cgroup, running `sleep infinity`. */
 export function launchSandbox(spec: LaunchSpec): Promise<LaunchedSandbox> {
   const dropPrivileges =
     spec.hostUid === undefined
       ? []
       : ["setpriv", `--reuid=${spec.hostUid}`, `--regid=${spec.hostUid}`, "--clear-groups", "--"];
-  const command = [
-    ...dropPrivileges,
-    spec.bwrap.path,
-    ...bwrapArguments(spec),
-    "--",
-    "/usr/bin/sleep",
-    "infinity",
+  const etcData = spec.template.root.kind === "rootfs" ? [] : Object.values(sandboxEtcFiles);
+  const child = spawn(
+    "/bin/sh",
+    [
+      "-c",
+      joinCgroupThenExec,
+      "cairn-launch",
+      ...dropPrivileges,
+      spec.bwrap.path,
+      "--args",
+      String(fds.args),
+      "--",
+      keeper,
+      "infinity",
+    ],
+    {
+      env: {
+        PATH: "/usr/sbin:/usr/bin:/sbin:/bin",
+        CAIRN_CGROUP_PROCS: spec.cgroupProcs.join(" "),
+      },
+      stdio: [
+        "ignore",
+        "ignore",
+        "pipe",
+        "pipe",
+        "pipe",
+        "pipe",
+        ...etcData.map(() => "pipe" as const),
+      ],
+      // A session of its own: no controlling terminal of the runner's to inject input into.
+      detached: true,
+    },
+  );
+  const feeds: Array<[number, Uint8Array | string]> = [
+    [fds.args, `${bwrapArguments(spec).join("\0")}\0`],
+    [fds.seccomp, spec.filter],
+    ...etcData.map((content, index): [number, string] => [fds.firstData + index, content]),
   ];
-  const child = spawnInCgroup(spec.cgroupProcs, command, {
-    env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" },
-    stdio: ["ignore", "ignore", "pipe", "pipe"],
-  });
+  for (const [fd, data] of feeds) {
+    const stream = child.stdio[fd] as Writable | null;
+    stream?.on("error", () => undefined);
+    stream?.end(data);
+  }
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once("exit", (code, signal) => resolve({ code, signal })),
   );
@@ -166,20 +245,27 @@ export function launchSandbox(spec: LaunchSpec): Promise<LaunchedSandbox> {
     child.stderr?.setEncoding("utf8").on("data", (text: string) => {
       errors = (errors + text).slice(-4000);
     });
-    const infoStream = child.stdio[3] as NodeJS.ReadableStream | null;
+    const infoStream = child.stdio[fds.info] as Readable | null;
     infoStream?.setEncoding("utf8");
     infoStream?.on("data", (text: string) => {
       info += text;
       const match = /"child-pid"\s*:\s*(\d+)/.exec(info);
       if (match && !settled) {
         settled = true;
-        const innerPid = Number(match[1]);
         // bwrap reports the pid before its child has finished setting up (uid map, mounts):
         // an exec entering now could find the sandbox half made. Its command running means done.
-        void commandStarted(innerPid, "/usr/bin/sleep").then(
-          () => resolve({ process: child, innerPid, exited, errors: () => errors.trim() }),
-          reject,
-        );
+        void commandStarted(Number(match[1]), keeper)
+          .then(async (innerPid) => {
+            const { ino } = await stat(`/proc/${innerPid}/ns/user`);
+            resolve({
+              process: child,
+              innerPid,
+              usernsInode: ino,
+              exited,
+              errors: () => errors.trim(),
+            });
+          })
+          .catch(reject);
       }
     });
     child.once("error", reject);
@@ -193,42 +279,22 @@ export function launchSandbox(spec: LaunchSpec): Promise<LaunchedSandbox> {
   });
 }
 
-/** Resolves once a child of `pid` runs `command` (polling /proc), or rejects after 10 s. */
-async function commandStarted(pid: number, command: string): Promise<void> {
+/**
+ * The host pid of the process under `pid` (or `pid` itself) that runs `command`, once it runs
+ * (polling /proc); rejects after 10 s.
+ */
+async function commandStarted(pid: number, command: string): Promise<number> {
   const deadline = Date.now() + 10_000;
   for (let wait = 0.5; Date.now() < deadline; wait = Math.min(wait * 2, 2)) {
     const children = await readFile(`/proc/${pid}/task/${pid}/children`, "utf8").catch(() => "");
     for (const child of children.split(" ").filter((each) => each.trim() !== "")) {
       const line = await readFile(`/proc/${child.trim()}/cmdline`, "utf8").catch(() => "");
-      if (line.startsWith(`${command}\0`)) return;
+      if (line.startsWith(`${command}\0`)) return Number(child.trim());
     }
     // The pid itself may be the one that runs the command (bwrap without its own init).
     const own = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
-    if (own.startsWith(`${command}\0`)) return;
+    if (own.startsWith(`${command}\0`)) return pid;
     await new Promise((resolve) => setTimeout(resolve, wait));
   }
   throw new Error(`the sandbox did not start ${command} within 10 s`);
-}
-
-/**
- * The command line that runs `command` inside the sandbox whose process is `innerPid`: every
- * namespace of it entered, as the sandbox user, in `cwd` (resolved inside the sandbox).
- */
-export function enterSandbox(innerPid: number, cwd: string, command: readonly string[]): string[] {
-  return [
-    "nsenter",
-    `--target=${innerPid}`,
-    "--user",
-    "--mount",
-    "--pid",
-    "--net",
-    "--ipc",
-    "--uts",
-    "--cgroup",
-    `--setuid=${sandboxUser.uid}`,
-    `--setgid=${sandboxUser.gid}`,
-    `--wdns=${cwd}`,
-    "--",
-    ...command,
-  ];
 }

@@ -18,9 +18,13 @@ describe("checkPrerequisites", () => {
       "bubblewrap features",
       "user namespaces",
       "cgroups",
-      "util-linux",
+      "setpriv",
+      "exec helper",
+      "seccomp",
       "disk limits",
     ]);
+    expect(report.enterHelper).toMatch(/\/cairn-enter-[0-9a-f]{16}$/);
+    expect(report.seccompFilter?.byteLength).toBeGreaterThan(0);
     expect(report.bubblewrap).toMatchObject({
       path: expect.stringMatching(/\/bwrap$/),
       version: expect.stringMatching(/^\d+\.\d+\.\d+$/),
@@ -43,7 +47,7 @@ describe("checkPrerequisites", () => {
     expect(report.ok).toBe(false);
     expect(report.bubblewrap).toBeUndefined();
     expect(report.checks.find((check) => check.name === "user namespaces")?.ok).toBe(false);
-    expect(report.checks.find((check) => check.name === "util-linux")).toMatchObject({
+    expect(report.checks.find((check) => check.name === "setpriv")).toMatchObject({
       ok: false,
       fix: expect.stringContaining("apt-get install -y util-linux"),
     });

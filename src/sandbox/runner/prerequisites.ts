@@ -4,6 +4,8 @@ import { access, readFile } from "node:fs/promises";
 import { delimiter, join } from "node:path";
 import { detectCgroups } from "./cgroups/detect.js";
 import type { CgroupDriver } from "./cgroups/types.js";
+import { enterHelper } from "./enter-helper.js";
+import { seccompArchOf, seccompFilter } from "./seccomp/filter.js";
 
 /** One thing the runner needs, and whether this machine has it. */
 export interface PrerequisiteCheck {
@@ -34,11 +36,15 @@ export interface PrerequisiteReport {
   readonly cgroups: CgroupDriver | undefined;
   /** Sandbox disks can be loop-mounted ext4 images with a hard size. */
   readonly diskLimits: boolean;
+  /** The built exec helper, which starts every process in a sandbox. */
+  readonly enterHelper: string | undefined;
+  /** The seccomp filter for this machine's architecture. */
+  readonly seccompFilter: Uint8Array | undefined;
 }
 
 export interface PrerequisiteOptions {
   /**
-   * Directories to find bwrap, nsenter, setpriv, mkfs.ext4 and mount in, separated by ":".
+   * Directories to find bwrap, setpriv, mkfs.ext4 and mount in, separated by ":".
    * Default: PATH, then the sbin and bin directories, which a non-root PATH may lack.
    */
   readonly searchPath?: string;
@@ -306,29 +312,72 @@ async function checkDiskLimits(searchPath: string): Promise<PrerequisiteCheck> {
   };
 }
 
-async function checkUtilLinux(searchPath: string): Promise<PrerequisiteCheck> {
-  const found = await Promise.all(
-    ["nsenter", "setpriv"].map(async (name) => ({
-      name,
-      path: await findExecutable(name, searchPath),
-    })),
-  );
-  const missing = found.filter((tool) => tool.path === undefined).map((tool) => tool.name);
-  const ok = missing.length === 0;
+async function checkSetpriv(searchPath: string): Promise<PrerequisiteCheck> {
+  const path = await findExecutable("setpriv", searchPath);
   return {
-    name: "util-linux",
-    ok,
+    name: "setpriv",
+    ok: path !== undefined,
     required: true,
-    detail: ok
-      ? found.map((tool) => tool.path).join(", ")
-      : `${missing.join(" and ")} not found in ${searchPath}`,
-    ...(ok ? {} : { fix: install("util-linux") }),
+    detail: path ?? `setpriv not found in ${searchPath}`,
+    ...(path === undefined ? { fix: install("util-linux") } : {}),
+  };
+}
+
+async function checkEnterHelper(): Promise<{ check: PrerequisiteCheck; path: string | undefined }> {
+  const helper = await enterHelper();
+  if (!helper.ok) {
+    return {
+      check: {
+        name: "exec helper",
+        ok: false,
+        required: true,
+        detail: helper.problem,
+        fix: helper.fix,
+      },
+      path: undefined,
+    };
+  }
+  return {
+    check: {
+      name: "exec helper",
+      ok: true,
+      required: true,
+      detail: `${helper.path}${helper.built ? " (built now)" : ""}`,
+    },
+    path: helper.path,
+  };
+}
+
+function checkSeccomp(): { check: PrerequisiteCheck; filter: Uint8Array | undefined } {
+  const arch = seccompArchOf();
+  if (arch === undefined) {
+    return {
+      check: {
+        name: "seccomp",
+        ok: false,
+        required: true,
+        detail: `no seccomp filter for ${process.arch}: sandboxes run on x86_64 and aarch64`,
+        fix: "run the service on an x86_64 or aarch64 machine",
+      },
+      filter: undefined,
+    };
+  }
+  const filter = seccompFilter(arch);
+  return {
+    check: {
+      name: "seccomp",
+      ok: true,
+      required: true,
+      detail: `a filter of ${filter.byteLength / 8} instructions for ${arch}`,
+    },
+    filter,
   };
 }
 
 /**
  * Checks what the Linux sandbox runner needs: Node.js, bubblewrap, user namespaces, cgroups,
- * nsenter and setpriv, and what enforced disk limits need. Each failing check says how to fix
+ * setpriv, the exec helper (built with the C compiler) and a seccomp filter for this
+ * architecture, and what enforced disk limits need. Each failing check says how to fix
  * it. Used by `cairn doctor` and by the runner when it starts.
  */
 export async function checkPrerequisites(
@@ -351,18 +400,22 @@ export async function checkPrerequisites(
       ? { problem: `bwrap not found in ${searchPath}` }
       : await inspectBubblewrap(bwrapPath);
   const bubblewrap = "info" in found ? found.info : undefined;
-  const [userNamespaces, cgroups, utilLinux, diskLimits] = await Promise.all([
+  const [userNamespaces, cgroups, setpriv, diskLimits, helper] = await Promise.all([
     checkUserNamespaces(bubblewrap),
     checkCgroups(options),
-    checkUtilLinux(searchPath),
+    checkSetpriv(searchPath),
     checkDiskLimits(searchPath),
+    checkEnterHelper(),
   ]);
+  const seccomp = checkSeccomp();
   const checks = [
     checkNode(options.nodeVersion ?? process.versions.node),
     ...bubblewrapChecks(found),
     userNamespaces,
     cgroups.check,
-    utilLinux,
+    setpriv,
+    helper.check,
+    seccomp.check,
     diskLimits,
   ];
   return {
@@ -371,5 +424,7 @@ export async function checkPrerequisites(
     bubblewrap,
     cgroups: cgroups.driver,
     diskLimits: diskLimits.ok,
+    enterHelper: helper.path,
+    seccompFilter: seccomp.filter,
   };
 }

@@ -344,7 +344,7 @@ export class SandboxRunner {
       const session = await ExecSession.start(
         {
           sandboxId: id,
-          innerPid: sandbox.launched.innerPid,
+          entry: sandbox.entry,
           cgroupProcs: child?.procsFiles ?? [],
           usage: async () => {
             const usage = await child?.usage();

@@ -1,9 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { CairnError } from "../../core/errors/index.js";
 import type { CgroupDriver, SandboxCgroup } from "./cgroups/types.js";
+import type { SandboxEntry } from "./enter.js";
 import { type BwrapInfo, type LaunchedSandbox, launchSandbox } from "./launch.js";
-import { writeSandboxEtc } from "./sandbox-etc.js";
 import type { RunnerTemplate } from "./templates.js";
 import { type Workspace, WorkspaceDisks } from "./workspace-disks.js";
 
@@ -16,6 +15,10 @@ export interface RunnerHost {
   readonly diskLimits: boolean;
   /** The runner runs as root, so each sandbox can have an unprivileged host uid of its own. */
   readonly root: boolean;
+  /** The built exec helper (enter-helper.ts), which starts every process in a sandbox. */
+  readonly enterHelper: string;
+  /** The seccomp filter of every sandbox process (seccomp/filter.ts). */
+  readonly seccompFilter: Uint8Array;
 }
 
 /** The processes and resources of a started sandbox, before (or without) its record. */
@@ -27,6 +30,8 @@ export interface Booted {
   readonly cgroup: SandboxCgroup | undefined;
   readonly workspace: Workspace;
   readonly launched: LaunchedSandbox;
+  /** What starts a process inside it (execs, file operations). */
+  readonly entry: SandboxEntry;
 }
 
 export interface LauncherSettings {
@@ -42,8 +47,12 @@ export interface LauncherSettings {
   readonly warmSandboxes: number;
 }
 
-const firstHostUid = 200_000;
-const hostUidSlots = 60_000;
+/**
+ * Host uids of sandboxes: drawn at random from the range systemd keeps for containers
+ * (524288–1879048191), so that none is a real user's, and the one a sandbox can read (the
+ * kernel shows a tmpfs owner's host uid in /proc/self/mountinfo) tells it nothing.
+ */
+const hostUidRange = { first: 0x8_0000, last: 0x6fff_ffff } as const;
 
 /**
  * Starts and frees what a sandbox is made of: an unprivileged host uid of its own, a cgroup
@@ -52,16 +61,13 @@ const hostUidSlots = 60_000;
  * handing it over. Knows nothing of records, projects or execs (runner.ts does).
  */
 export class SandboxLauncher {
-  private readonly freeUids = new Set<number>();
-  private nextUid = 0;
+  private readonly usedUids = new Set<number>();
   private readonly disks: WorkspaceDisks;
-  private readonly etcFolder: string;
   private readonly warm: Booted[] = [];
   private warming: Promise<void> | undefined;
   private closed = false;
 
   constructor(private readonly settings: LauncherSettings) {
-    this.etcFolder = writeSandboxEtc(join(settings.runtimeDir, "etc"));
     this.disks = new WorkspaceDisks({
       folder: join(settings.runtimeDir, "workspaces"),
       enforce: settings.host.diskLimits,
@@ -113,7 +119,7 @@ export class SandboxLauncher {
     await Promise.race([booted.launched.exited, delay(2_000)]);
     await booted.cgroup?.destroy().catch(problem("remove the cgroup"));
     await booted.workspace.release().catch(problem("remove the workspace"));
-    if (booted.hostUid !== undefined) this.freeUids.add(booted.hostUid);
+    if (booted.hostUid !== undefined) this.usedUids.delete(booted.hostUid);
   }
 
   /** Frees the warm sandboxes and the workspaces kept ready. */
@@ -142,10 +148,10 @@ export class SandboxLauncher {
         bwrap: this.settings.host.bwrap,
         template,
         workspace: workspace.path,
-        etcFolder: this.etcFolder,
         hostUid,
         cgroupProcs: cgroup?.procsFiles ?? [],
         tmpSizeMB: Math.min(sizes.memoryMB, 1024),
+        filter: this.settings.host.seccompFilter,
       });
       // Formatting the next workspaces would compete with this start for the CPU: after it.
       this.disks.refill();
@@ -157,11 +163,17 @@ export class SandboxLauncher {
         cgroup,
         workspace,
         launched,
+        entry: {
+          helper: this.settings.host.enterHelper,
+          innerPid: launched.innerPid,
+          usernsInode: launched.usernsInode,
+          filter: this.settings.host.seccompFilter,
+        },
       };
     } catch (error) {
       await cgroup?.destroy().catch(() => undefined);
       await workspace?.release().catch(() => undefined);
-      if (hostUid !== undefined) this.freeUids.add(hostUid);
+      if (hostUid !== undefined) this.usedUids.delete(hostUid);
       throw error;
     }
   }
@@ -205,15 +217,14 @@ export class SandboxLauncher {
   }
 
   private takeUid(): number {
-    const reused = this.freeUids.values().next();
-    if (!reused.done) {
-      this.freeUids.delete(reused.value);
-      return reused.value;
+    for (;;) {
+      const span = hostUidRange.last - hostUidRange.first + 1;
+      const uid = hostUidRange.first + (randomBytes(4).readUInt32BE() % span);
+      if (!this.usedUids.has(uid)) {
+        this.usedUids.add(uid);
+        return uid;
+      }
     }
-    if (this.nextUid >= hostUidSlots) {
-      throw new CairnError("unavailable", "too many sandboxes at once");
-    }
-    return firstHostUid + this.nextUid++;
   }
 }
 

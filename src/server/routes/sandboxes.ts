@@ -8,6 +8,7 @@ import { describeIssues } from "../../core/zod-message.js";
 import {
   confinedPath,
   deletePath,
+  fileVersion,
   listDirectory,
   makeDirectory,
   movePath,
@@ -223,11 +224,13 @@ export function sandboxRoutes(service: SandboxService) {
       }
       if (entry.type !== "file")
         throw new ApiError("invalid_request", `${inside} is not a file or a directory`);
-      const stream = readFileStream(sandbox, inside);
+      const version = await fileVersion(sandbox, inside);
+      const stream = readFileStream(sandbox, inside, version);
       return new Response(Readable.toWeb(stream) as ReadableStream, {
+        // No content-length: the sandbox owns the file and may change it meanwhile.
         headers: {
           "content-type": "application/octet-stream",
-          "content-length": String(entry.size),
+          "x-file-size": String(version.size),
           "last-modified": new Date(entry.mtime).toUTCString(),
         },
       });

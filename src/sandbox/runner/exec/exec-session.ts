@@ -1,9 +1,8 @@
-import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import type { ExecRecord, ExecSignal } from "../../../core/wire/exec-protocol.js";
 import type { CgroupUsage } from "../cgroups/types.js";
-import { enterSandbox, joinCgroupThenExec, spawnInCgroup } from "../launch.js";
+import { EnterError, type EnteredProcess, enterSandbox, type SandboxEntry } from "../enter.js";
 import { sandboxUser } from "../sandbox-etc.js";
 import type { ExecSessionPort } from "./exec-socket.js";
 import { type OutputBudget, OutputBuffer } from "./output-buffer.js";
@@ -21,11 +20,10 @@ export interface ExecRequest {
   readonly timeoutMs: number | undefined;
 }
 
-/** Where the exec runs: the sandbox's namespaces and the exec's own cgroup. */
+/** Where the exec runs: the sandbox (entered through the helper) and the exec's own cgroup. */
 export interface ExecPlace {
   readonly sandboxId: string;
-  /** Host pid of a process inside the sandbox, whose namespaces the exec enters. */
-  readonly innerPid: number;
+  readonly entry: SandboxEntry;
   readonly cgroupProcs: readonly string[];
   /** The exec's cgroup usage, for its span; undefined when cgroups are not enforced. */
   readonly usage: () => Promise<CgroupUsage | undefined>;
@@ -34,25 +32,6 @@ export interface ExecPlace {
 }
 
 export type ExecState = ExecRecord["state"];
-
-interface Pty {
-  readonly pid: number;
-  write(data: string | Buffer): void;
-  resize(cols: number, rows: number): void;
-  kill(signal?: string): void;
-  pause(): void;
-  resume(): void;
-  onData(listener: (data: string | Buffer) => void): { dispose(): void };
-  onExit(listener: (event: { exitCode: number; signal?: number }) => void): { dispose(): void };
-}
-
-/** The environment of the host-side launcher (sh, nsenter): fixed, never the client's. */
-const hostEnv = { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" };
-
-// Inside the sandbox: sets each variable named in CAIRN_ENV_NAMES from CAIRN_ENV_<name>, drops
-// the carriers and the launcher's PATH, then becomes the command. Names are checked by the API
-// (letters, digits, _), so `eval` only ever sees a name, never a value.
-const restoreEnvironment = String.raw`for n in $CAIRN_ENV_NAMES; do eval "export $n=\"\${CAIRN_ENV_$n}\"; unset CAIRN_ENV_$n"; done; unset CAIRN_ENV_NAMES; exec "$@"`;
 
 const defaultEnv = {
   PATH: "/usr/local/bin:/usr/bin:/bin",
@@ -69,9 +48,10 @@ const exitGraceMs = 100;
 export const defaultOutputBufferBytes = 4 * 1024 * 1024;
 
 /**
- * One command running in a sandbox: entered into the sandbox's namespaces with nsenter as the
- * sandbox user, in a cgroup of its own inside the sandbox's. Its output goes to a bounded
- * buffer with byte offsets that any number of WebSockets read from; it outlives them all.
+ * One command running in a sandbox: started through the exec helper (enter.ts) inside the
+ * sandbox's namespaces as the sandbox user, with its seccomp filter, in a cgroup of its own
+ * inside the sandbox's. Its output goes to a bounded buffer with byte offsets that any number
+ * of WebSockets read from; it outlives them all.
  */
 export class ExecSession implements ExecSessionPort {
   readonly execId = `ex_${randomBytes(12).toString("hex")}`;
@@ -83,10 +63,10 @@ export class ExecSession implements ExecSessionPort {
   /** CPU seconds and peak memory of the exec's cgroup, read when it ended. */
   usage: CgroupUsage | undefined;
   private readonly exitListeners = new Set<(exit: NonNullable<ExecSession["exited"]>) => void>();
-  private child: ChildProcess | undefined;
-  private pty: Pty | undefined;
+  private process: EnteredProcess | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private endReason: ExecState | undefined;
+  /** Host pid of the command: it leads its own session and process group. */
   private pid = 0;
 
   private constructor(
@@ -97,6 +77,10 @@ export class ExecSession implements ExecSessionPort {
     this.output = new OutputBuffer(output.bufferBytes ?? defaultOutputBufferBytes, output.budget);
   }
 
+  /**
+   * Starts the command; resolves once it runs, or once it is known that it could not (then
+   * the exec has ended as `failed`, with the reason on its stderr).
+   */
   static async start(
     place: ExecPlace,
     request: ExecRequest,
@@ -147,18 +131,14 @@ export class ExecSession implements ExecSessionPort {
   }
 
   writeStdin(bytes: Uint8Array): boolean {
-    if (this.exited !== undefined) return true;
-    if (this.pty !== undefined) {
-      this.pty.write(Buffer.from(bytes));
-      return true;
-    }
-    if (!this.child?.stdin?.writable) return true;
-    return this.child.stdin.write(bytes);
+    const stdin = this.process?.stdin;
+    if (this.exited !== undefined || stdin === undefined || !stdin.writable) return true;
+    return stdin.write(bytes);
   }
 
   onStdinDrain(listener: () => void): () => void {
-    const stdin = this.child?.stdin;
-    if (stdin === undefined || stdin === null || this.exited !== undefined) {
+    const stdin = this.process?.stdin;
+    if (stdin === undefined || this.exited !== undefined) {
       queueMicrotask(listener);
       return () => undefined;
     }
@@ -177,21 +157,21 @@ export class ExecSession implements ExecSessionPort {
   }
 
   closeStdin(): void {
-    if (this.pty !== undefined) this.pty.write("\u0004");
-    else this.child?.stdin?.end();
+    // A terminal's end of input is its EOF character; a pipe's is its end.
+    if (this.request.pty !== undefined) this.process?.stdin.write("\u0004");
+    else this.process?.stdin.end();
   }
 
   resize(cols: number, rows: number): void {
-    if (this.exited === undefined) this.pty?.resize(cols, rows);
+    if (this.exited === undefined) this.process?.resize(cols, rows);
   }
 
   /**
-   * Sends a signal to the command and what it started (its session), not to the nsenter that
-   * waits for it on the host: a command that traps SIGINT must be able to handle it and exit
-   * as it chooses. SIGKILL goes to everything, nsenter included.
+   * Sends a signal to the command and what it started (its session), which may trap it and
+   * exit as it chooses. SIGKILL goes to every process of the exec, escapees of its session too.
    */
   signal(name: ExecSignal): void {
-    if (this.exited !== undefined) return;
+    if (this.exited !== undefined || this.pid === 0) return;
     if (name === "SIGKILL") {
       sendSignal(-this.pid, name);
       return;
@@ -211,74 +191,56 @@ export class ExecSession implements ExecSessionPort {
   }
 
   pause(): void {
-    if (this.pty !== undefined) this.pty.pause();
-    else {
-      this.child?.stdout?.pause();
-      this.child?.stderr?.pause();
-    }
+    this.process?.stdout.pause();
+    this.process?.stderr.pause();
   }
 
   resume(): void {
-    if (this.pty !== undefined) this.pty.resume();
-    else {
-      this.child?.stdout?.resume();
-      this.child?.stderr?.resume();
-    }
+    this.process?.stdout.resume();
+    this.process?.stderr.resume();
   }
 
   private async spawn(): Promise<void> {
     const { cmd, args, cwd, pty } = this.request;
-    const env = {
-      ...defaultEnv,
-      ...(pty === undefined ? {} : { TERM: "xterm-256color" }),
-      ...this.request.env,
-    };
-    // The host's sh and nsenter run as root: they must never see a client's PATH or
-    // LD_PRELOAD, which could point at a file the sandbox wrote. So the client's variables
-    // cross under a prefix no program reads, and a shell inside the sandbox names them back.
-    // Not on a command line either: host users can read every process's arguments.
-    const carried: Record<string, string> = { CAIRN_ENV_NAMES: Object.keys(env).join(" ") };
-    for (const [name, value] of Object.entries(env)) carried[`CAIRN_ENV_${name}`] = value;
-    const command = enterSandbox(this.place.innerPid, cwd, [
-      "/bin/sh",
-      "-c",
-      restoreEnvironment,
-      "cairn-exec",
-      cmd,
-      ...args,
-    ]);
-    const launchEnv = { ...hostEnv, ...carried };
-    if (pty !== undefined) {
-      await this.spawnPty(command, launchEnv, pty);
-    } else {
-      const child = spawnInCgroup(this.place.cgroupProcs, command, {
-        env: launchEnv,
-        stdio: ["pipe", "pipe", "pipe"],
-      });
-      this.child = child;
-      this.pid = child.pid ?? 0;
-      child.stdout?.on("data", (chunk: Buffer) => this.output.append(1, chunk));
-      child.stderr?.on("data", (chunk: Buffer) => this.output.append(2, chunk));
-      // A command that does not read its stdin closes the pipe: not an error of the runner's.
-      child.stdin?.on("error", () => undefined);
-      child.once("error", (error) => {
-        this.output.append(
-          2,
-          Buffer.from(`cairn: could not start the command: ${error.message}\n`),
-        );
-        this.finish(null, null, "failed");
-      });
-      // 'close' comes once every byte of stdout and stderr is read. A background process the
-      // command left behind may hold the pipes open for ever, so the exec also ends shortly
-      // after the command itself exits, with what its pipes gave until then.
-      child.once("close", (code, signal) => this.finish(code, signal, undefined));
-      child.once("exit", (code, signal) => {
-        setTimeout(() => {
-          child.stdout?.destroy();
-          child.stderr?.destroy();
-          this.finish(code, signal, undefined);
-        }, exitGraceMs).unref();
-      });
+    const entered = enterSandbox(this.place.entry, {
+      cwd,
+      argv: [cmd, ...args],
+      env: {
+        ...defaultEnv,
+        ...(pty === undefined ? {} : { TERM: "xterm-256color" }),
+        ...this.request.env,
+      },
+      cgroupProcs: this.place.cgroupProcs,
+      terminal: pty,
+    });
+    this.process = entered;
+    entered.stdout.on("data", (chunk: Buffer) => this.output.append(1, chunk));
+    entered.stderr.on("data", (chunk: Buffer) => this.output.append(2, chunk));
+    // 'close' comes once every byte of stdout and stderr is read. A background process the
+    // command left behind may hold the pipes open for ever, so the exec also ends shortly
+    // after the command itself exits, with what its pipes gave until then.
+    let closed = false;
+    entered.child.once("close", () => {
+      closed = true;
+      void entered.exited.then((exit) => this.finish(exit.exitCode, exit.signal));
+    });
+    void entered.exited.then((exit) => {
+      if (closed) return;
+      setTimeout(() => {
+        entered.stdout.destroy();
+        entered.stderr.destroy();
+        this.finish(exit.exitCode, exit.signal);
+      }, exitGraceMs).unref();
+    });
+    try {
+      this.pid = await entered.started;
+    } catch (error) {
+      // The command could not run (no such program, a bad cwd, a sandbox that just stopped):
+      // the exec exists, has ended as failed, and says why on its stderr.
+      const message = error instanceof EnterError ? error.message : String(error);
+      this.endReason = "failed";
+      this.output.append(2, Buffer.from(`cairn: could not start the command: ${message}\n`));
+      return;
     }
     if (this.request.timeoutMs !== undefined) {
       this.timer = setTimeout(() => {
@@ -289,35 +251,11 @@ export class ExecSession implements ExecSessionPort {
     }
   }
 
-  private async spawnPty(
-    command: readonly string[],
-    launchEnv: Record<string, string>,
-    size: { cols: number; rows: number },
-  ): Promise<void> {
-    // node-pty is native: loaded only when a terminal is asked for.
-    const { spawn } = await import("node-pty");
-    const pty = spawn("/bin/sh", ["-c", joinCgroupThenExec, "cairn-launch", ...command], {
-      name: "xterm-256color",
-      cols: size.cols,
-      rows: size.rows,
-      env: { ...launchEnv, CAIRN_CGROUP_PROCS: this.place.cgroupProcs.join(" ") },
-      encoding: null,
-    }) as unknown as Pty;
-    this.pty = pty;
-    this.pid = pty.pid;
-    pty.onData((data) =>
-      this.output.append(1, typeof data === "string" ? Buffer.from(data) : data),
-    );
-    pty.onExit(({ exitCode, signal }) =>
-      this.finish(signal ? null : exitCode, signal ? signalName(signal) : null, undefined),
-    );
-  }
-
-  private finish(code: number | null, signal: string | null, reason: ExecState | undefined): void {
-    if (this.exited !== undefined) return;
+  private finish(code: number | null, signal: string | null): void {
+    if (this.exited !== undefined || this.state !== "running") return;
     clearTimeout(this.timer);
     this.endedAt = new Date();
-    this.state = reason ?? this.endReason ?? (signal === "SIGKILL" ? "killed" : "exited");
+    this.state = this.endReason ?? (signal === "SIGKILL" ? "killed" : "exited");
     const exit = { exitCode: code, signal };
     void this.place
       .usage()
@@ -341,9 +279,9 @@ function sendSignal(pid: number, name: NodeJS.Signals): void {
   }
 }
 
-/** Host pids of the processes in the session `leader` leads, the leader left out. */
+/** Host pids of the processes in the session `leader` leads, the leader first. */
 async function sessionMembers(leader: number): Promise<number[]> {
-  const members: number[] = [];
+  const members: number[] = [leader];
   for (const entry of await readdir("/proc").catch(() => [] as string[])) {
     if (!/^\d+$/.test(entry) || Number(entry) === leader) continue;
     const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
@@ -352,9 +290,4 @@ async function sessionMembers(leader: number): Promise<number[]> {
     if (Number(fields[3]) === leader) members.push(Number(entry));
   }
   return members;
-}
-
-function signalName(number: number): string {
-  const names: Record<number, string> = { 1: "SIGHUP", 2: "SIGINT", 9: "SIGKILL", 15: "SIGTERM" };
-  return names[number] ?? `signal ${number}`;
 }

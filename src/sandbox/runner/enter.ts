@@ -1,0 +1,166 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { constants } from "node:os";
+import type { Readable, Writable } from "node:stream";
+import { sandboxUser } from "./sandbox-etc.js";
+
+/** What it takes to start a process inside one running sandbox. */
+export interface SandboxEntry {
+  /** The built exec helper (enter-helper.ts). */
+  readonly helper: string;
+  /** Host pid of the sandbox's first process, whose namespaces are entered. */
+  readonly innerPid: number;
+  /** Inode of that process's user namespace: a reused pid cannot pass for it. */
+  readonly usernsInode: number;
+  /** The sandbox's seccomp filter (seccomp/filter.ts), the one its first process has. */
+  readonly filter: Uint8Array;
+}
+
+export interface EnterRequest {
+  /** Inside the sandbox. */
+  readonly cwd: string;
+  readonly argv: readonly string[];
+  /** The command's whole environment. */
+  readonly env: Readonly<Record<string, string>>;
+  /** The cgroup.procs files to join before anything runs (the exec's, or the sandbox's). */
+  readonly cgroupProcs: readonly string[];
+  /** A terminal of this size, made inside the sandbox; else pipes. */
+  readonly terminal?: { readonly cols: number; readonly rows: number } | undefined;
+}
+
+/** How a process started with {@link enterSandbox} ended. */
+export interface EnteredExit {
+  readonly exitCode: number | null;
+  readonly signal: NodeJS.Signals | null;
+}
+
+/** A process started inside a sandbox. */
+export interface EnteredProcess {
+  /** The helper on the host; its stdio are the command's (or the terminal's). */
+  readonly child: ChildProcess;
+  readonly stdin: Writable;
+  readonly stdout: Readable;
+  readonly stderr: Readable;
+  /** The command's host pid once it runs; rejects with the reason it could not start. */
+  readonly started: Promise<number>;
+  /** Settles when the command has ended (whatever still holds its pipes). */
+  readonly exited: Promise<EnteredExit>;
+  /** Resizes the terminal (terminal mode only). */
+  resize(cols: number, rows: number): void;
+}
+
+/** Why a command could not start in a sandbox, with the errno the helper saw (0 if none). */
+export class EnterError extends Error {
+  constructor(
+    message: string,
+    readonly errno: number,
+  ) {
+    super(message);
+    this.name = "EnterError";
+  }
+}
+
+/**
+ * Starts a command inside a sandbox through the exec helper (native/cairn-enter.c): in its
+ * namespaces and cgroup, as the sandbox user, with no capabilities and its seccomp filter. The
+ * request goes over a pipe, never on a command line, and the helper gets no environment.
+ */
+export function enterSandbox(entry: SandboxEntry, request: EnterRequest): EnteredProcess {
+  const child = spawn(entry.helper, [], {
+    env: {},
+    stdio: ["pipe", "pipe", "pipe", "pipe", "pipe"],
+    // A session of its own: no controlling terminal of the runner's to inject input into.
+    detached: true,
+  });
+  const control = child.stdio[3] as Writable;
+  const statusStream = child.stdio[4] as Readable;
+  // A command that does not read its stdin closes the pipe: not an error of the runner's.
+  child.stdin?.on("error", () => undefined);
+  control.on("error", () => undefined);
+  control.write(encodeRequest(entry, request));
+  if (request.terminal === undefined) control.end();
+
+  let settleStarted: { resolve(pid: number): void; reject(error: Error): void } | undefined;
+  const started = new Promise<number>((resolve, reject) => {
+    settleStarted = { resolve, reject };
+  });
+  // Rejections nobody awaits are handled by whoever reads `exited`.
+  started.catch(() => undefined);
+  let reported: EnteredExit | undefined;
+  let lines = "";
+  statusStream.setEncoding("utf8");
+  statusStream.on("data", (text: string) => {
+    lines += text;
+    for (let newline = lines.indexOf("\n"); newline !== -1; newline = lines.indexOf("\n")) {
+      const line = lines.slice(0, newline);
+      lines = lines.slice(newline + 1);
+      const [word = "", first = "", ...rest] = line.split(" ");
+      if (word === "started") settleStarted?.resolve(Number(first));
+      else if (word === "failed")
+        settleStarted?.reject(new EnterError(rest.join(" "), Number(first)));
+      else if (word === "exit") reported = { exitCode: Number(first), signal: null };
+      else if (word === "signal") reported = { exitCode: null, signal: signalName(Number(first)) };
+    }
+  });
+  const exited = new Promise<EnteredExit>((resolve) => {
+    child.once("error", (error) => {
+      settleStarted?.reject(new EnterError(`the exec helper did not start: ${error.message}`, 0));
+      resolve({ exitCode: null, signal: null });
+    });
+    child.once("exit", (code, signal) => {
+      // Before "started": the helper failed (or was killed) on its way in.
+      settleStarted?.reject(
+        new EnterError(
+          signal === null ? `the exec helper exited with ${code}` : `the exec helper got ${signal}`,
+          0,
+        ),
+      );
+      // The command's end as the helper reported it; else the helper's own (it died first).
+      const settle = () => resolve(reported ?? { exitCode: code, signal });
+      statusStream.once("end", settle);
+      if (statusStream.readableEnded) settle();
+    });
+  });
+  return {
+    child,
+    stdin: child.stdin as Writable,
+    stdout: child.stdout as Readable,
+    stderr: child.stderr as Readable,
+    started,
+    exited,
+    resize(cols, rows) {
+      if (request.terminal !== undefined && control.writable) {
+        control.write(`resize ${Math.trunc(cols)} ${Math.trunc(rows)}\n`);
+      }
+    },
+  };
+}
+
+/** The request the helper reads on fd 3: "<length>\n", then NUL-terminated fields. */
+function encodeRequest(entry: SandboxEntry, request: EnterRequest): Buffer {
+  const fields = [
+    "cairn-enter-1",
+    String(entry.innerPid),
+    String(entry.usernsInode),
+    String(sandboxUser.uid),
+    String(sandboxUser.gid),
+    request.cwd,
+    request.terminal === undefined ? "0" : `${request.terminal.cols}x${request.terminal.rows}`,
+    String(request.cgroupProcs.length),
+    ...request.cgroupProcs,
+    String(request.argv.length),
+    ...request.argv,
+    String(Object.keys(request.env).length),
+    ...Object.entries(request.env).map(([name, value]) => `${name}=${value}`),
+    String(entry.filter.byteLength),
+  ];
+  for (const field of fields) {
+    if (field.includes("\0")) throw new Error("a field of an exec contains a NUL byte");
+  }
+  const body = Buffer.concat([Buffer.from(`${fields.join("\0")}\0`), entry.filter]);
+  return Buffer.concat([Buffer.from(`${body.byteLength}\n`), body]);
+}
+
+function signalName(number: number): NodeJS.Signals {
+  const found = Object.entries(constants.signals).find(([, value]) => value === number);
+  return (found?.[0] ?? `SIG${number}`) as NodeJS.Signals;
+}

@@ -1,5 +1,6 @@
+import { Sandbox } from "cairn/sandbox";
 import type { ServerOptions } from "cairn/server";
-import type { TestContext } from "vitest";
+import { afterAll, beforeAll, type TestContext } from "vitest";
 import { startTestServer, type TestServer } from "../server/helpers.js";
 
 /** Small sizes, so that the limit tests fill a disk or a process table in a moment. */
@@ -51,4 +52,27 @@ export async function hostProcesses(marker: string): Promise<number[]> {
     if (command.replaceAll("\0", " ").includes(marker)) pids.push(Number(entry));
   }
   return pids;
+}
+
+/**
+ * A server with a sandbox runner for the tests of one file, and one sandbox on it (undefined
+ * where sandboxes cannot run here: each test calls {@link needSandboxes} first).
+ */
+export function sandboxSuite(options: ServerOptions = {}): {
+  t: TestServer | undefined;
+  sandbox: Sandbox;
+} {
+  const suite = {
+    t: undefined as TestServer | undefined,
+    sandbox: undefined as unknown as Sandbox,
+  };
+  beforeAll(async () => {
+    suite.t = await startSandboxServer(options);
+    if (suite.t !== undefined) suite.sandbox = await Sandbox.create(connection(suite.t));
+  });
+  afterAll(async () => {
+    await suite.sandbox?.kill().catch(() => undefined);
+    await suite.t?.stop();
+  });
+  return suite;
 }

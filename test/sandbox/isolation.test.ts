@@ -2,32 +2,21 @@ import { existsSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createServer as createTcpServer } from "node:net";
 import { Sandbox } from "cairn/sandbox";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TestServer } from "../server/helpers.js";
-import { connection, hostProcesses, startSandboxServer } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { connection, hostProcesses, needSandboxes, sandboxSuite } from "./helpers.js";
 
 // Every attempt here is made from inside a sandbox, as an attacker's code would, and must fail;
 // the host is checked afterwards.
-let t: TestServer | undefined;
-let sandbox: Sandbox | undefined;
-
-beforeAll(async () => {
-  t = await startSandboxServer();
-  if (t !== undefined) sandbox = await Sandbox.create(connection(t));
-});
-afterAll(async () => {
-  await sandbox?.kill().catch(() => undefined);
-  await t?.stop();
-});
+const suite = sandboxSuite();
 
 /** Runs a shell script in the sandbox. */
 async function sh(script: string, options: { timeoutMs?: number } = {}) {
-  return (sandbox as Sandbox).run("sh", { args: ["-c", script], ...options });
+  return suite.sandbox.run("sh", { args: ["-c", script], ...options });
 }
 
 describe("isolation: from inside a sandbox", () => {
-  it("cannot read host files outside the template", async () => {
-    if (t === undefined) return;
+  it("cannot read host files outside the template", async (context) => {
+    needSandboxes(context, suite.t);
     const run = await sh("cat /etc/shadow; cat /root/.bashrc; ls /home /root /var /opt; ls /etc");
     expect(run.stdout.trim().split("\n")).toEqual(
       expect.arrayContaining([
@@ -43,18 +32,16 @@ describe("isolation: from inside a sandbox", () => {
     expect(run.stderr).toMatch(/\/etc\/shadow: No such file/);
     expect(run.stderr).toMatch(/\/root\/.bashrc: No such file/);
     // The host's data folder (with the API key and the database) is nowhere to be seen.
-    const data = await sh(
-      `ls ${(t as TestServer).dataDir} 2>&1; cat ${(t as TestServer).dataDir}/api-key 2>&1`,
-    );
+    const data = await sh(`ls ${suite.t.dataDir} 2>&1; cat ${suite.t.dataDir}/api-key 2>&1`);
     expect(data.stdout).toMatch(/No such file/);
-    expect(data.stdout).not.toContain((t as TestServer).apiKey);
+    expect(data.stdout).not.toContain(suite.t.apiKey);
     // /usr is read-only.
     const write = await sh("touch /usr/bin/evil");
     expect(write.stderr).toMatch(/Read-only file system/);
   });
 
-  it("cannot see host processes or gain privileges", async () => {
-    if (t === undefined) return;
+  it("cannot see host processes or gain privileges", async (context) => {
+    needSandboxes(context, suite.t);
     const run = await sh("ps -eo pid,user,comm --no-headers; grep CapEff /proc/self/status; id -u");
     const processes = run.stdout.split("\n").filter((line) => /^\s*\d+ /.test(line));
     // bwrap's init, the sleep that keeps the sandbox, and this shell with its ps.
@@ -66,9 +53,9 @@ describe("isolation: from inside a sandbox", () => {
     expect(escalate.stdout).toMatch(/rc=[1-9]/);
   });
 
-  it("cannot read another sandbox's workspace", async () => {
-    if (t === undefined) return;
-    const other = await Sandbox.create(connection(t));
+  it("cannot read another sandbox's workspace", async (context) => {
+    needSandboxes(context, suite.t);
+    const other = await Sandbox.create(connection(suite.t));
     try {
       await other.files.write("secret.txt", "other-sandbox-secret");
       // Not in any file outside the read-only /usr (too big to search in a test), and the
@@ -94,8 +81,8 @@ describe("isolation: from inside a sandbox", () => {
     }
   });
 
-  it("cannot reach the network, not even the host on loopback", async () => {
-    if (t === undefined) return;
+  it("cannot reach the network, not even the host on loopback", async (context) => {
+    needSandboxes(context, suite.t);
     const listener = createTcpServer((socket) => socket.end("host says hi")).listen(0, "127.0.0.1");
     await new Promise((resolve) => listener.once("listening", resolve));
     const port = (listener.address() as { port: number }).port;
@@ -125,9 +112,9 @@ for host, port in (('127.0.0.1', ${port}), ('1.1.1.1', 80), ('10.0.0.1', 443)):
     }
   });
 
-  it("cannot use more memory than its limit; the host is unaffected", async () => {
-    if (t === undefined) return;
-    const small = await Sandbox.create(connection(t));
+  it("cannot use more memory than its limit; the host is unaffected", async (context) => {
+    needSandboxes(context, suite.t);
+    const small = await Sandbox.create(connection(suite.t));
     try {
       const run = await small.run("python3", {
         args: ["-c", "b = bytearray(1536 * 1024 * 1024); print('allocated')"],
@@ -141,26 +128,26 @@ for host, port in (('127.0.0.1', ${port}), ('1.1.1.1', 80), ('10.0.0.1', 443)):
     }
   });
 
-  it("cannot use more CPU than its cpuCount", async () => {
-    if (t === undefined) return;
+  it("cannot use more CPU than its cpuCount", async (context) => {
+    needSandboxes(context, suite.t);
     // Three busy loops for two seconds: two cores' worth on this host without a quota; one
     // CPU's worth (about 2 s of CPU) with cpuCount 1.
-    const run = await (sandbox as Sandbox).run("sh", {
+    const run = await suite.sandbox.run("sh", {
       args: [
         "-c",
         'for i in 1 2 3; do (while :; do :; done) & pids="$pids $!"; done; sleep 2; kill $pids',
       ],
     });
     expect(run.exitCode).toBe(0);
-    const execs = await (sandbox as Sandbox).execs();
+    const execs = await suite.sandbox.execs();
     const record = execs.at(-1);
     expect(record?.cpuSeconds).toBeGreaterThan(1);
     expect(record?.cpuSeconds).toBeLessThan(2.6);
   });
 
-  it("cannot fork-bomb past its process limit, and is stopped whole", async () => {
-    if (t === undefined) return;
-    const bombed = await Sandbox.create(connection(t));
+  it("cannot fork-bomb past its process limit, and is stopped whole", async (context) => {
+    needSandboxes(context, suite.t);
+    const bombed = await Sandbox.create(connection(suite.t));
     const marker = `bomb-${process.pid}-${Date.now()}`;
     try {
       const bomb = await bombed.exec("sh", {
@@ -189,8 +176,8 @@ for host, port in (('127.0.0.1', ${port}), ('1.1.1.1', 80), ('10.0.0.1', 443)):
     expect(await hostProcesses(marker)).toEqual([]);
   });
 
-  it("cannot fill more disk than its diskMB; the host's disk is unaffected", async () => {
-    if (t === undefined) return;
+  it("cannot fill more disk than its diskMB; the host's disk is unaffected", async (context) => {
+    needSandboxes(context, suite.t);
     const before = statSync("/").size;
     const run = await sh(
       "dd if=/dev/zero of=/workspace/fill bs=1M count=200 2>&1; df -m /workspace | tail -1",
@@ -199,9 +186,9 @@ for host, port in (('127.0.0.1', ${port}), ('1.1.1.1', 80), ('10.0.0.1', 443)):
     const size = Number(/\s(\d+)\s+\d+\s+\d+\s+\d+%/.exec(run.stdout)?.[1]);
     expect(size).toBeLessThanOrEqual(32);
     expect(statSync("/").size).toBe(before);
-    const upload = await (t as TestServer).call(
+    const upload = await suite.t.call(
       "PUT",
-      `/api/sandboxes/${(sandbox as Sandbox).id}/files?path=more.bin`,
+      `/api/sandboxes/${suite.sandbox.id}/files?path=more.bin`,
       "x".repeat(1024 * 1024),
     );
     expect(upload.status).toBe(413);
@@ -209,9 +196,9 @@ for host, port in (('127.0.0.1', ${port}), ('1.1.1.1', 80), ('10.0.0.1', 443)):
     await sh("rm -f /workspace/fill /workspace/more.bin");
   });
 
-  it("cannot keep a process alive after the sandbox is killed", async () => {
-    if (t === undefined) return;
-    const doomed = await Sandbox.create(connection(t));
+  it("cannot keep a process alive after the sandbox is killed", async (context) => {
+    needSandboxes(context, suite.t);
+    const doomed = await Sandbox.create(connection(suite.t));
     const marker = `daemon-${process.pid}-${Date.now()}`;
     await doomed.run("sh", {
       args: [
@@ -226,9 +213,9 @@ for host, port in (('127.0.0.1', ${port}), ('1.1.1.1', 80), ('10.0.0.1', 443)):
     expect(await hostProcesses(marker)).toEqual([]);
   });
 
-  it("cannot make the runner run its programs through an exec's environment", async () => {
-    if (t === undefined) return;
-    const box = sandbox as Sandbox;
+  it("cannot make the runner run its programs through an exec's environment", async (context) => {
+    needSandboxes(context, suite.t);
+    const box = suite.sandbox;
     // Fake host tools in the workspace, reached by the workspace's path on the host (found
     // here from the host's mount table, as an attacker who guessed it would). Were an exec's
     // PATH or LD_PRELOAD given to anything the runner runs as root, a fake would leave a mark.
@@ -256,10 +243,10 @@ for host, port in (('127.0.0.1', ${port}), ('1.1.1.1', 80), ('10.0.0.1', 443)):
     expect(marks.stdout.trim()).toBe("0");
   });
 
-  it("shows no exec's environment on a host command line", async () => {
-    if (t === undefined) return;
+  it("shows no exec's environment on a host command line", async (context) => {
+    needSandboxes(context, suite.t);
     const secret = `sk-${process.pid}-${Date.now()}`;
-    const handle = await (sandbox as Sandbox).exec("sleep", {
+    const handle = await suite.sandbox.exec("sleep", {
       args: ["1"],
       env: { API_TOKEN: secret },
     });
@@ -268,10 +255,10 @@ for host, port in (('127.0.0.1', ${port}), ('1.1.1.1', 80), ('10.0.0.1', 443)):
     await handle.wait();
   });
 
-  it("cannot outlive an exec's timeout by leaving its session", async () => {
-    if (t === undefined) return;
+  it("cannot outlive an exec's timeout by leaving its session", async (context) => {
+    needSandboxes(context, suite.t);
     const marker = `escapee-${process.pid}-${Date.now()}`;
-    const run = await (sandbox as Sandbox).run("sh", {
+    const run = await suite.sandbox.run("sh", {
       args: [
         "-c",
         `setsid bash -c 'exec -a ${marker} sleep 1000' </dev/null >/dev/null 2>&1 & sleep 1000`,
@@ -283,15 +270,15 @@ for host, port in (('127.0.0.1', ${port}), ('1.1.1.1', 80), ('10.0.0.1', 443)):
     expect(await hostProcesses(marker)).toEqual([]);
   });
 
-  it("cannot escape /workspace through the file API", async () => {
-    if (t === undefined) return;
-    const box = sandbox as Sandbox;
+  it("cannot escape /workspace through the file API", async (context) => {
+    needSandboxes(context, suite.t);
+    const box = suite.sandbox;
     await sh(
       "ln -sf /etc/passwd /workspace/passwd-link; ln -sf / /workspace/root-link; mkdir -p /workspace/d; ln -sf ../../etc /workspace/d/up",
     );
     const id = box.id;
-    const call = (method: string, path: string, body?: unknown) =>
-      (t as TestServer).call(method, path, body);
+    const server = suite.t;
+    const call = (method: string, path: string, body?: unknown) => server.call(method, path, body);
     const attempts: Array<[string, string, unknown]> = [
       ["GET", `/api/sandboxes/${id}/files?path=../../etc/passwd`, undefined],
       ["GET", `/api/sandboxes/${id}/files?path=/etc/passwd`, undefined],

@@ -1,26 +1,14 @@
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import { Sandbox } from "cairn/sandbox";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { seccompArchOf } from "../../src/sandbox/runner/seccomp/filter.js";
 import { checkedSyscalls, deniedSyscalls } from "../../src/sandbox/runner/seccomp/syscalls.js";
-import type { TestServer } from "../server/helpers.js";
-import { connection, needSandboxes, startSandboxServer } from "./helpers.js";
+import { needSandboxes, sandboxSuite } from "./helpers.js";
 
 // What a tenant's code can ask of the kernel, asked from inside a sandbox as an attacker would:
 // every process there (its first one and every exec) has the seccomp filter, no capabilities
 // and no-new-privileges, and nothing in /proc says where on the host it lives.
-let t: TestServer | undefined;
-let sandbox: Sandbox | undefined;
-
-beforeAll(async () => {
-  t = await startSandboxServer();
-  if (t !== undefined) sandbox = await Sandbox.create(connection(t));
-});
-afterAll(async () => {
-  await sandbox?.kill().catch(() => undefined);
-  await t?.stop();
-});
+const suite = sandboxSuite();
 
 const probe = fileURLToPath(new URL("../fixtures/sandbox/syscall-probe.py", import.meta.url));
 const arch = seccompArchOf();
@@ -52,8 +40,8 @@ function statusField(status: string, field: string): string | undefined {
 
 describe("the kernel, from inside a sandbox", () => {
   it("filters, and gives no capability to, the sandbox's first process and every exec", async (context) => {
-    needSandboxes(context, t);
-    const box = sandbox as Sandbox;
+    needSandboxes(context, suite.t);
+    const box = suite.sandbox;
     const run = await box.run("sh", {
       args: ["-c", "cat /proc/1/status; echo ===; cat /proc/self/status"],
     });
@@ -69,9 +57,9 @@ describe("the kernel, from inside a sandbox", () => {
   });
 
   it("refuses the syscalls that let code out of a container, each with EPERM or ENOSYS", async (context) => {
-    needSandboxes(context, t);
+    needSandboxes(context, suite.t);
     if (arch === undefined) return context.skip(`no seccomp filter for ${process.arch}`);
-    const box = sandbox as Sandbox;
+    const box = suite.sandbox;
     await box.files.write("probe.py", await readFile(probe));
     const sibling = await box.exec("sleep", { args: ["30"] });
     try {
@@ -126,8 +114,8 @@ for name, number in json.loads(sys.argv[1]).items():
   });
 
   it("still runs ordinary programs: a shell, python3, node and a C compiler", async (context) => {
-    needSandboxes(context, t);
-    const box = sandbox as Sandbox;
+    needSandboxes(context, suite.t);
+    const box = suite.sandbox;
     const shell = await box.run("sh", { args: ["-c", "echo $((6 * 7)) | cat"] });
     expect(shell.stdout).toBe("42\n");
     const python = await box.run("python3", {
@@ -154,8 +142,8 @@ for name, number in json.loads(sys.argv[1]).items():
   });
 
   it("shows nothing of the host's paths, the runner or the host uid in /proc", async (context) => {
-    needSandboxes(context, t);
-    const box = sandbox as Sandbox;
+    needSandboxes(context, suite.t);
+    const box = suite.sandbox;
     const cmdline = await box.run("sh", { args: ["-c", "tr '\\0' ' ' < /proc/1/cmdline"] });
     expect(cmdline.stdout.trim()).toMatch(
       /^(\/usr\/bin\/)?bwrap --args 4 -- \/usr\/bin\/sleep infinity$/,
@@ -168,7 +156,7 @@ for name, number in json.loads(sys.argv[1]).items():
       ],
     });
     expect(dump.stdout.length).toBeGreaterThan(10_000);
-    const server = t as TestServer;
+    const server = suite.t;
     const runtimeFolders =
       (await readFile("/proc/self/mounts", "utf8")).match(/\/cairn-[0-9a-f]+/g) ?? [];
     expect(runtimeFolders.length).toBeGreaterThan(0);
@@ -205,8 +193,8 @@ for name, number in json.loads(sys.argv[1]).items():
   });
 
   it("cannot write to / or /dev, and /dev/shm and /tmp have a size", async (context) => {
-    needSandboxes(context, t);
-    const box = sandbox as Sandbox;
+    needSandboxes(context, suite.t);
+    const box = suite.sandbox;
     const run = await box.run("sh", {
       args: ["-c", "touch /x; touch /dev/x; mkdir /newdir; df -B1 /dev/shm /tmp | tail -2"],
     });

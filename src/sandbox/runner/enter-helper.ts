@@ -6,6 +6,7 @@ import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { findExecutable } from "./find-executable.js";
 
 const run = promisify(execFile);
 const sourceName = "cairn-enter.c";
@@ -112,13 +113,8 @@ async function isTrusted(path: string): Promise<boolean> {
 
 async function findCompiler(): Promise<string | undefined> {
   for (const name of ["cc", "gcc", "clang"]) {
-    for (const folder of ["/usr/local/bin", "/usr/bin", "/bin"]) {
-      const path = join(folder, name);
-      try {
-        await access(path, constants.X_OK);
-        return path;
-      } catch {}
-    }
+    const path = await findExecutable(name, "/usr/local/bin:/usr/bin:/bin");
+    if (path !== undefined) return path;
   }
   return undefined;
 }

@@ -1,10 +1,10 @@
 import { execFile } from "node:child_process";
-import { constants } from "node:fs";
 import { access, readFile } from "node:fs/promises";
-import { delimiter, join } from "node:path";
+import { delimiter } from "node:path";
 import { detectCgroups } from "./cgroups/detect.js";
 import type { CgroupDriver } from "./cgroups/types.js";
 import { enterHelper } from "./enter-helper.js";
+import { findExecutable } from "./find-executable.js";
 import { seccompArchOf, seccompFilter } from "./seccomp/filter.js";
 
 /** One thing the runner needs, and whether this machine has it. */
@@ -75,18 +75,6 @@ function atLeast(version: readonly number[], minimum: readonly number[]): boolea
 
 function install(packageName: string): string {
   return `apt-get install -y ${packageName}   (Fedora/RHEL: dnf install -y ${packageName})`;
-}
-
-async function findExecutable(name: string, searchPath: string): Promise<string | undefined> {
-  for (const directory of searchPath.split(delimiter)) {
-    if (directory === "") continue;
-    const path = join(directory, name);
-    try {
-      await access(path, constants.X_OK);
-      return path;
-    } catch {}
-  }
-  return undefined;
 }
 
 interface RunResult {

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
 import { diskRangeMB as defaultDiskRange } from "../core/wire/sandbox-sizes.js";
+import type { CapacityOptions } from "../sandbox/runner/admission.js";
 import type { RunnerLimits } from "../sandbox/runner/live-sandbox.js";
 import { checkPrerequisites } from "../sandbox/runner/prerequisites.js";
 import { type RunnerSettings, SandboxRunner } from "../sandbox/runner/runner.js";
@@ -34,6 +35,12 @@ export interface SandboxOptions {
    * API answers 429 naming it.
    */
   readonly limits?: Partial<Omit<RunnerLimits, "outputBufferBytes">>;
+  /**
+   * What the runner may promise all its sandboxes: memory (default the host's RAM), CPUs (the
+   * host's) and disk (the free space where workspaces live), and how far each may be
+   * overcommitted (memory 1, CPU 4, disk 1). A sandbox that does not fit is refused with 503.
+   */
+  readonly capacity?: CapacityOptions;
   readonly prices?: Partial<SandboxPrices>;
   /** A name for this runner's cgroups (several services on one host). Default: the pid. */
   readonly runnerName?: string;
@@ -103,6 +110,7 @@ export async function startSandboxService(
       ? {}
       : { allowUnenforcedLimits: options.allowUnenforcedLimits }),
     ...(options.workspacePool === undefined ? {} : { workspacePool: options.workspacePool }),
+    ...(options.capacity === undefined ? {} : { capacity: options.capacity }),
     limits: {
       ...options.limits,
       ...(options.outputBufferBytes === undefined

@@ -1,11 +1,12 @@
-import { Sandbox, SandboxLimitError } from "cairn/sandbox";
+import { Sandbox, SandboxCapacityError, SandboxLimitError } from "cairn/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import type { TestServer } from "../server/helpers.js";
 import { connection, needSandboxes, startSandboxServer, testSandboxOptions } from "./helpers.js";
 
-// Caps a tenant cannot talk its way past: each answered with 429, Retry-After and a message
-// that names the cap, and lifted once something ends.
+// Caps a tenant cannot talk its way past (429), and admission against the host's capacity
+// (503): each answered with Retry-After and a message that names the cap or the resource, each
+// leaving nothing stored, and lifted once something ends.
 let t: TestServer | undefined;
 
 beforeAll(async () => {
@@ -13,6 +14,7 @@ beforeAll(async () => {
     sandboxes: {
       ...testSandboxOptions,
       limits: { sandboxesPerProject: 2, execsPerSandbox: 2, socketsPerExec: 1 },
+      capacity: { memoryMB: 6144, diskMB: 96 },
     },
   });
 });
@@ -73,5 +75,52 @@ describe("caps", () => {
     } finally {
       await sandbox.kill();
     }
+  });
+});
+
+describe("admission against the host", () => {
+  it("refuses a sandbox whose memory or disk does not fit, and stores nothing", async (context) => {
+    needSandboxes(context, t);
+    const before = (await (await t.call("GET", "/api/sandboxes")).json()) as {
+      sandboxes: unknown[];
+    };
+    const big = await t.call("POST", "/api/sandboxes", { memoryMB: 8192 });
+    expect(big.status).toBe(503);
+    expect(big.headers.get("retry-after")).toBe("10");
+    const body = (await big.json()) as { error: string; message: string };
+    expect(body.error).toBe("capacity_exceeded");
+    expect(body.message).toMatch(
+      /not enough memory .* asks for 8192 MB, and the runner has 6144 of 6144 MB/,
+    );
+    const disk = await t.call("POST", "/api/sandboxes", { diskMB: 128 });
+    expect(disk.status).toBe(503);
+    expect(((await disk.json()) as { message: string }).message).toMatch(/not enough disk/);
+    const fromClient = await Sandbox.create({ ...connection(t), memoryMB: 8192 }).catch(
+      (error: unknown) => error,
+    );
+    expect(SandboxCapacityError.isInstance(fromClient)).toBe(true);
+    const after = (await (await t.call("GET", "/api/sandboxes")).json()) as {
+      sandboxes: unknown[];
+    };
+    expect(after.sandboxes).toHaveLength(before.sandboxes.length);
+  });
+
+  it("counts what running sandboxes hold, and a resize past the capacity", async (context) => {
+    needSandboxes(context, t);
+    const first = await Sandbox.create({ ...connection(t), memoryMB: 4096 });
+    try {
+      const refused = await t.call("POST", "/api/sandboxes", { memoryMB: 4096 });
+      expect(refused.status).toBe(503);
+      const resize = await t.call("PATCH", `/api/sandboxes/${first.id}`, { memoryMB: 8192 });
+      expect(resize.status).toBe(503);
+      expect(((await resize.json()) as { message: string }).message).toMatch(
+        /asks for 4096 MB more/,
+      );
+      expect((await first.run("echo", { args: ["unchanged"] })).stdout).toBe("unchanged\n");
+    } finally {
+      await first.kill();
+    }
+    const fits = await Sandbox.create({ ...connection(t), memoryMB: 4096 });
+    await fits.kill();
   });
 });

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { CairnError, SandboxLimitError } from "../../core/errors/index.js";
 import type { ExecRecord } from "../../core/wire/exec-protocol.js";
 import type { SandboxRecord, SandboxStatus } from "../../core/wire/sandbox.js";
+import { Admission, type CapacityOptions, type Holding } from "./admission.js";
 import { type ExecRequest, ExecSession } from "./exec/exec-session.js";
 import { OutputBudget } from "./exec/output-buffer.js";
 import {
@@ -46,6 +47,8 @@ export interface RunnerSettings {
   readonly defaultDiskMB: number;
   /** Caps on sandboxes, execs, sockets and output memory; each defaults as documented. */
   readonly limits?: Partial<RunnerLimits>;
+  /** What the runner may promise its sandboxes together (admission.ts). */
+  readonly capacity?: CapacityOptions;
   /** How often open usage is written down, in ms. Default 60000. */
   readonly checkpointMs?: number;
   /** Sandboxes of the base template and default size started ahead. Default 2. */
@@ -80,6 +83,11 @@ export class SandboxRunner {
   private readonly creating = new Map<string, { projectId: string; done: Promise<unknown> }>();
   readonly limits: RunnerLimits;
   private readonly outputBudget: OutputBudget;
+  private readonly admission: Admission;
+  /** Admissions take turns, so that two creations cannot both take the last of a resource. */
+  private admissions: Promise<unknown> = Promise.resolve();
+  /** What sandboxes admitted but not yet running hold, by id. */
+  private readonly reserved = new Map<string, Holding>();
   /** Settles once the workspaces and warm sandboxes are being made. */
   private readonly ready: Promise<void>;
 
@@ -96,6 +104,7 @@ export class SandboxRunner {
   private constructor(private readonly settings: RunnerSettings) {
     this.limits = { ...defaultRunnerLimits, ...settings.limits };
     this.outputBudget = new OutputBudget(this.limits.outputBudgetBytes);
+    this.admission = new Admission(settings.capacity ?? {}, settings.runtimeDir);
     const folder = settings.runtimeDir;
     mkdirSync(folder, { recursive: true, mode: 0o711 });
     chmodSync(folder, 0o711);
@@ -140,13 +149,42 @@ export class SandboxRunner {
   async create(projectId: string, options: CreateOptions): Promise<SandboxRecord> {
     this.checkSandboxCaps(projectId);
     const id = `sbx_${randomBytes(12).toString("hex")}`;
-    const creation = this.createNow(projectId, id, options);
+    const creation = this.admit(id, options).then(() => this.createNow(projectId, id, options));
     this.creating.set(id, { projectId, done: creation });
     try {
       return await creation;
     } finally {
       this.creating.delete(id);
+      this.reserved.delete(id);
     }
+  }
+
+  /** Reserves what the sandbox asks for, or throws SandboxCapacityError (admission.ts). */
+  private admit(id: string, options: CreateOptions): Promise<void> {
+    const turn = this.admissions.then(async () => {
+      const holding = {
+        memoryMB: options.memoryMB,
+        cpuCount: options.cpuCount,
+        diskMB: options.diskMB,
+      };
+      await this.admission.admit(holding, await this.holdings(), this.settings.host.diskLimits);
+      this.reserved.set(id, holding);
+    });
+    this.admissions = turn.catch(() => undefined);
+    return turn;
+  }
+
+  /** What every running (or stopping, or admitted) sandbox holds. */
+  private async holdings(): Promise<Holding[]> {
+    const live = await Promise.all(
+      [...this.live.values()].map(async (sandbox) => ({
+        memoryMB: sandbox.record.memoryMB,
+        cpuCount: sandbox.record.cpuCount,
+        diskMB: sandbox.record.diskMB,
+        diskUsedBytes: (await sandbox.workspace.usage().catch(() => undefined))?.usedBytes,
+      })),
+    );
+    return [...live, ...this.reserved.values()];
   }
 
   private async createNow(
@@ -202,6 +240,7 @@ export class SandboxRunner {
         stopping: undefined,
       };
       this.live.set(record.id, sandbox);
+      this.reserved.delete(record.id);
       this.settings.records.update(sandbox.record);
       this.settings.records.openSegment(projectId, sandbox.record, Date.now());
       this.scheduleExpiry(sandbox);
@@ -265,6 +304,13 @@ export class SandboxRunner {
         cpuCount: patch.cpuCount ?? sandbox.record.cpuCount,
         memoryMB: patch.memoryMB ?? sandbox.record.memoryMB,
       };
+      this.admission.admitResize(
+        {
+          memoryMB: next.memoryMB - sandbox.record.memoryMB,
+          cpuCount: next.cpuCount - sandbox.record.cpuCount,
+        },
+        await this.holdings(),
+      );
       try {
         await sandbox.cgroup?.setLimits({ ...next, pids: this.pidsLimit });
       } catch (error) {

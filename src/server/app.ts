@@ -1,4 +1,5 @@
 import type { DatabaseSync } from "node:sqlite";
+import type { Context } from "hono";
 import { Hono } from "hono";
 import { cors } from "hono/cors";
 import { requestId } from "hono/request-id";
@@ -12,6 +13,7 @@ import { type RateLimitOptions, rateLimitPerKey } from "./http/rate-limit.js";
 import type { BatchIngester } from "./ingest/batch-ingester.js";
 import { analyticsRoutes } from "./routes/analytics.js";
 import { docsRoutes } from "./routes/docs.js";
+import { execTokenCaller, execWebSocketRoutes } from "./routes/exec-websocket.js";
 import { ingestRoutes } from "./routes/ingest.js";
 import { otlpRoutes } from "./routes/otlp.js";
 import { type SandboxService, sandboxRoutes } from "./routes/sandboxes.js";
@@ -35,6 +37,12 @@ export interface AppParts {
   readonly bodyLimitBytes: number;
   /** Requests per second per API key. */
   readonly rateLimit: RateLimitOptions;
+  /** Failed authentications per second per client address. Default 2/s, burst 20. */
+  readonly failedAuthLimit?: RateLimitOptions | undefined;
+  /** Cuts a response's connection mid-body, as the server adapter can (a broken download). */
+  readonly abortResponse?: ((c: Context) => void) | undefined;
+  /** The client's address, as the server adapter knows it (for the failed-auth limit). */
+  readonly clientAddress?: ((c: Context) => string) | undefined;
   /** True once the server is shutting down: new requests get 503. */
   readonly isClosing: () => boolean;
   /** The LLM judge of a project (its calls are recorded there), when the service has one. */
@@ -79,7 +87,14 @@ export function createApp(parts: AppParts) {
       ? next()
       : bodyLimit(c, next),
   );
-  app.use(requireApiKey(parts.projects));
+  const sandboxes = parts.sandboxes ?? { unavailable: "this service runs no sandboxes" };
+  app.use(
+    requireApiKey(parts.projects, {
+      alternative: execTokenCaller(sandboxes, parts.projects),
+      ...(parts.failedAuthLimit === undefined ? {} : { failedAttempts: parts.failedAuthLimit }),
+      ...(parts.clientAddress === undefined ? {} : { clientAddress: parts.clientAddress }),
+    }),
+  );
   app.use(rateLimitPerKey(parts.rateLimit));
   app.route("/", ingestRoutes(parts.ingester));
   // A gzip body may inflate a lot; decoding stops at four times the body limit.
@@ -98,10 +113,8 @@ export function createApp(parts: AppParts) {
     }),
   );
   app.route("/", testingRoutes(new TestingStore(parts.db)));
-  app.route(
-    "/",
-    sandboxRoutes(parts.sandboxes ?? { unavailable: "this service runs no sandboxes" }),
-  );
+  app.route("/", execWebSocketRoutes(sandboxes));
+  app.route("/", sandboxRoutes(sandboxes, parts.abortResponse));
   app.route("/", analyticsRoutes(parts.db));
   app.route("/", versionRoutes(new VersionStore(parts.db)));
   app.onError(errorResponse);

@@ -1,15 +1,17 @@
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
-import type { Server } from "node:http";
+import { type Server, STATUS_CODES } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
-import { serve } from "@hono/node-server";
+import type { Duplex } from "node:stream";
+import { type HttpBindings, serve } from "@hono/node-server";
+import { getConnInfo } from "@hono/node-server/conninfo";
+import { WebSocketServer } from "ws";
 import { ConfigurationError } from "../core/errors/index.js";
 import { Judge, type JudgeConfig, judgeFromEnvironment } from "../tracing/scoring/judge.js";
 import { isBuiltinScorer, scorerSlugPattern } from "../tracing/scoring/registry.js";
 import type { Scorer } from "../tracing/scoring/types.js";
 import { createApp } from "./app.js";
 import { judgeSpanRecorder } from "./evaluation/judge-spans.js";
-import { acceptExecSockets } from "./exec-upgrade.js";
 import { defaultRateLimit, type RateLimitOptions } from "./http/rate-limit.js";
 import { type BatchIngester, inProcessIngester } from "./ingest/batch-ingester.js";
 import { ingestWorkerCount, WorkerIngester } from "./ingest/worker-ingester.js";
@@ -33,6 +35,11 @@ export interface ServerOptions {
   bodyLimitBytes?: number;
   /** Requests per second per API key, and the burst allowed. Default 200/s, burst 400. */
   rateLimit?: RateLimitOptions;
+  /**
+   * Failed authentications per second per client address, and the burst allowed; past it the
+   * address gets 429 before its key is looked at. Default 2/s, burst 20.
+   */
+  failedAuthLimit?: RateLimitOptions;
   /**
    * Worker threads that parse, validate and store `POST /traces` bodies, so that batches from
    * several senders use several cores; 0 stores on the main thread. Default
@@ -106,8 +113,27 @@ async function startOn(
   workers: number,
   judgeConfig: JudgeConfig | undefined,
 ): Promise<CairnServer> {
+  // What has been opened, closed in reverse if the start fails: nothing outlives it.
+  const opened: Array<() => Promise<void> | void> = [];
+  try {
+    return await startParts(dataDir, dataLock, options, workers, judgeConfig, opened);
+  } catch (error) {
+    for (const close of opened.reverse()) await Promise.resolve(close()).catch(() => undefined);
+    throw error;
+  }
+}
+
+async function startParts(
+  dataDir: string,
+  dataLock: DataDirectoryLock,
+  options: ServerOptions,
+  workers: number,
+  judgeConfig: JudgeConfig | undefined,
+  opened: Array<() => Promise<void> | void>,
+): Promise<CairnServer> {
   const dbPath = join(dataDir, "cairn.db");
   const db = openDatabase(dbPath);
+  opened.push(() => db.close());
   const projects = new ProjectStore(db);
   let createdApiKey: string | undefined;
   if (projects.isEmpty()) {
@@ -125,7 +151,9 @@ async function startOn(
     workers > 0
       ? new WorkerIngester(dbPath, lock, workers, inProcessIngester(spans))
       : inProcessIngester(spans);
+  opened.push(() => ingester.close());
   const sandboxes = await startSandboxService(db, dataDir, options.sandboxes);
+  if ("runner" in sandboxes) opened.push(() => sandboxes.runner.close());
   const app = createApp({
     db,
     projects,
@@ -137,27 +165,31 @@ async function startOn(
     corsOrigins: options.corsOrigins,
     bodyLimitBytes: options.bodyLimitBytes ?? 10 * 1024 * 1024,
     rateLimit: options.rateLimit ?? defaultRateLimit,
+    failedAuthLimit: options.failedAuthLimit,
+    clientAddress: (c) => getConnInfo(c).remote.address ?? "unknown",
+    abortResponse: (c) => (c.env as HttpBindings).outgoing.destroy(),
     isClosing: () => closing,
   });
   const port = options.port ?? Number(process.env.CAIRN_PORT ?? 7070);
   const host = options.host ?? "127.0.0.1";
+  // Exec WebSockets are upgraded through the app, so every middleware applies to them.
+  const webSockets = new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 * 1024 });
   const server = await new Promise<Server>((resolveServer, reject) => {
-    const started = serve({ fetch: app.fetch, port, hostname: host }, () =>
-      resolveServer(started as Server),
+    const started = serve(
+      {
+        fetch: app.fetch,
+        port,
+        hostname: host,
+        // The adapter types the server structurally, which ws's own types do not quite match.
+        websocket: { server: webSockets as unknown as AdapterWebSocketServer },
+      },
+      () => resolveServer(started as Server),
     ) as Server;
     started.once("error", reject);
-  }).catch(async (error: unknown) => {
-    // Nothing may outlive a failed start (a port in use): no worker, no sandbox, no database.
-    await ingester.close();
-    if ("runner" in sandboxes) await sandboxes.runner.close();
-    db.close();
-    throw error;
   });
-  const execSockets = acceptExecSockets(server, {
-    projects,
-    sandboxes,
-    isClosing: () => closing,
-  });
+  // Requests Node refuses before the app sees them (headers too large, not HTTP) get the
+  // API's error body too.
+  server.on("clientError", answerProtocolError);
   const address = server.address() as AddressInfo;
   const urlHost = host.includes(":") ? `[${host}]` : host;
   let closed: Promise<void> | undefined;
@@ -177,7 +209,7 @@ async function startOn(
       closed ??= new Promise<void>((resolveClose) => {
         closing = true;
         // Exec sockets are not requests: they end now, and every sandbox with them.
-        execSockets.close();
+        for (const socket of webSockets.clients) socket.terminate();
         const sandboxesStopped =
           "runner" in sandboxes ? sandboxes.runner.close() : Promise.resolve();
         server.close(() => {
@@ -195,6 +227,30 @@ async function startOn(
       return closed;
     },
   };
+}
+
+type AdapterWebSocketServer = NonNullable<Parameters<typeof serve>[0]["websocket"]>["server"];
+
+/** Node's own refusals (431, 400, 408) as the API's errors: status and `{ error, message }`. */
+function answerProtocolError(error: Error & { code?: string }, socket: Duplex): void {
+  if (!socket.writable || error.code === "ECONNRESET") {
+    socket.destroy();
+    return;
+  }
+  const [status, code, message] =
+    error.code === "HPE_HEADER_OVERFLOW"
+      ? [
+          431,
+          "headers_too_large",
+          "the request's headers are larger than the server takes (16 KiB)",
+        ]
+      : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? [408, "request_timeout", "the request took too long to arrive"]
+        : [400, "invalid_request", "the request is not valid HTTP/1.1"];
+  const body = JSON.stringify({ error: code, message });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** One judge per project, made on first use, whose calls are recorded in that project. */

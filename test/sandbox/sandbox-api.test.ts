@@ -3,7 +3,7 @@ import { Sandbox, SandboxUnavailableError, usage } from "cairn/sandbox";
 import { memoryExporter } from "cairn/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestServer } from "../server/helpers.js";
-import { connection, hostProcesses, startSandboxServer } from "./helpers.js";
+import { connection, hostProcesses, needSandboxes, startSandboxServer } from "./helpers.js";
 
 let t: TestServer | undefined;
 
@@ -63,8 +63,8 @@ afterAll(async () => {
 });
 
 describe("sandboxes over HTTP and WebSocket", () => {
-  it("creates a sandbox, runs commands in it, and stops it", async () => {
-    if (t === undefined) return;
+  it("creates a sandbox, runs commands in it, and stops it", async (context) => {
+    needSandboxes(context, t);
     const sandbox = await Sandbox.create({
       ...connection(t),
       tags: { team: "search" },
@@ -106,8 +106,8 @@ describe("sandboxes over HTTP and WebSocket", () => {
     await expect(sandbox.exec("true")).rejects.toBeInstanceOf(SandboxUnavailableError);
   });
 
-  it("lists, tags, extends and resizes sandboxes", async () => {
-    if (t === undefined) return;
+  it("lists, tags, extends and resizes sandboxes", async (context) => {
+    needSandboxes(context, t);
     const sandbox = await Sandbox.create({ ...connection(t), tags: { team: "billing" } });
     const before = sandbox.record.tagsLastUpdatedAt;
     await new Promise((resolve) => setTimeout(resolve, 5));
@@ -133,8 +133,8 @@ describe("sandboxes over HTTP and WebSocket", () => {
     await sandbox.kill();
   });
 
-  it("expires a sandbox at its timeout and reaps it", async () => {
-    if (t === undefined) return;
+  it("expires a sandbox at its timeout and reaps it", async (context) => {
+    needSandboxes(context, t);
     const sandbox = await Sandbox.create({ ...connection(t), timeout: 2 });
     const marker = `expiring-${process.pid}-${Date.now()}`;
     const handle = await sandbox.exec("bash", { args: ["-c", `exec -a ${marker} sleep 1000`] });
@@ -150,8 +150,8 @@ describe("sandboxes over HTTP and WebSocket", () => {
     await expect(sandbox.exec("true")).rejects.toBeInstanceOf(SandboxUnavailableError);
   });
 
-  it("removes each finished exec's cgroup, so execs do not pile up", async () => {
-    if (t === undefined) return;
+  it("removes each finished exec's cgroup, so execs do not pile up", async (context) => {
+    needSandboxes(context, t);
     const { readdir } = await import("node:fs/promises");
     const sandbox = await Sandbox.create(connection(t));
     // Each exec names its own cgroup (relative to the sandbox's cgroup namespace).
@@ -178,8 +178,8 @@ describe("sandboxes over HTTP and WebSocket", () => {
     await sandbox.kill();
   });
 
-  it("keeps a process running without its WebSocket, and re-attaches from an offset", async () => {
-    if (t === undefined) return;
+  it("keeps a process running without its WebSocket, and re-attaches from an offset", async (context) => {
+    needSandboxes(context, t);
     const sandbox = await Sandbox.create(connection(t));
     const handle = await sandbox.exec("sh", {
       args: ["-c", "for i in 1 2 3 4 5; do echo line$i; sleep 0.1; done"],
@@ -197,8 +197,8 @@ describe("sandboxes over HTTP and WebSocket", () => {
     await sandbox.kill();
   });
 
-  it("delivers signals to the command, which may trap them", async () => {
-    if (t === undefined) return;
+  it("delivers signals to the command, which may trap them", async (context) => {
+    needSandboxes(context, t);
     const sandbox = await Sandbox.create(connection(t));
     let ready: () => void = () => undefined;
     const started = new Promise<void>((resolve) => {
@@ -220,8 +220,8 @@ describe("sandboxes over HTTP and WebSocket", () => {
     await sandbox.kill();
   });
 
-  it("gives a real terminal in pty mode", async () => {
-    if (t === undefined) return;
+  it("gives a real terminal in pty mode", async (context) => {
+    needSandboxes(context, t);
     const sandbox = await Sandbox.create(connection(t));
     // A terminal of the asked size, as stdin and stdout, with job control in an interactive shell.
     const run = await sandbox.run("sh", {
@@ -232,8 +232,8 @@ describe("sandboxes over HTTP and WebSocket", () => {
     await sandbox.kill();
   });
 
-  it("reads, writes, lists, moves and deletes files under /workspace", async () => {
-    if (t === undefined) return;
+  it("reads, writes, lists, moves and deletes files under /workspace", async (context) => {
+    needSandboxes(context, t);
     const sandbox = await Sandbox.create(connection(t));
     await sandbox.files.mkdir("notes");
     await sandbox.files.write("notes/a.txt", "alpha");
@@ -265,8 +265,8 @@ describe("sandboxes over HTTP and WebSocket", () => {
     await sandbox.kill();
   });
 
-  it("refuses bad input with the documented errors", async () => {
-    if (t === undefined) return;
+  it("refuses bad input with the documented errors", async (context) => {
+    needSandboxes(context, t);
     const call = (method: string, path: string, body?: unknown) =>
       (t as TestServer).call(method, path, body);
     const cases: Array<[string, string, unknown, number, RegExp]> = [
@@ -288,8 +288,60 @@ describe("sandboxes over HTTP and WebSocket", () => {
     expect(listed.sandboxes).toEqual([]);
   });
 
-  it("accounts usage by current tags, or by the tags at the time", async () => {
-    if (t === undefined) return;
+  it("refuses NUL bytes and object-prototype keys anywhere, leaving the sandbox as it was", async (context) => {
+    needSandboxes(context, t);
+    const server = t;
+    const sandbox = await Sandbox.create({ ...connection(server), tags: { team: "search" } });
+    try {
+      const id = sandbox.id;
+      const before = await (await server.call("GET", `/api/sandboxes/${id}`)).json();
+      const cases: Array<[string, string, string, RegExp]> = [
+        ["POST", `/api/sandboxes/${id}/exec`, '{"cmd":"ec\\u0000ho"}', /cmd contains a NUL/],
+        ["POST", `/api/sandboxes/${id}/exec`, '{"cmd":"echo","args":["a\\u0000b"]}', /NUL/],
+        ["POST", `/api/sandboxes/${id}/exec`, '{"cmd":"echo","env":{"A":"\\u0000"}}', /NUL/],
+        ["POST", `/api/sandboxes/${id}/exec`, '{"cmd":"echo","cwd":"/work\\u0000space"}', /NUL/],
+        ["PUT", `/api/sandboxes/${id}/tags`, '{"tags":{"team":"a\\u0000b"}}', /NUL/],
+        [
+          "PUT",
+          `/api/sandboxes/${id}/tags`,
+          '{"tags":{"__proto__":"x"}}',
+          /"__proto__" is not allowed/,
+        ],
+        [
+          "PUT",
+          `/api/sandboxes/${id}/tags`,
+          '{"tags":{"constructor":"x"}}',
+          /"constructor" is not allowed/,
+        ],
+        [
+          "PUT",
+          `/api/sandboxes/${id}/tags`,
+          '{"tags":{"prototype":"x"}}',
+          /"prototype" is not allowed/,
+        ],
+        [
+          "POST",
+          "/api/sandboxes",
+          '{"tags":{"__proto__":{"polluted":"yes"}}}',
+          /"__proto__" is not allowed/,
+        ],
+      ];
+      for (const [method, path, body, message] of cases) {
+        const response = await server.call(method, path, body);
+        expect([body, response.status]).toEqual([body, 400]);
+        expect((await response.json()).message).toMatch(message);
+      }
+      const after = await (await server.call("GET", `/api/sandboxes/${id}`)).json();
+      expect(after).toEqual(before);
+      expect(await sandbox.execs()).toEqual([]);
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    } finally {
+      await sandbox.kill();
+    }
+  });
+
+  it("accounts usage by current tags, or by the tags at the time", async (context) => {
+    needSandboxes(context, t);
     const sandbox = await Sandbox.create({ ...connection(t), tags: { owner: "ana" } });
     const busy = await sandbox.run("sh", {
       args: ["-c", "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done"],
@@ -312,8 +364,8 @@ describe("sandboxes over HTTP and WebSocket", () => {
     expect(bySandbox.groups.map((group) => group.key)).toContain(sandbox.id);
   });
 
-  it("traces an exec inside an observed call as a tool span with its usage", async () => {
-    if (t === undefined) return;
+  it("traces an exec inside an observed call as a tool span with its usage", async (context) => {
+    needSandboxes(context, t);
     const exporter = memoryExporter();
     configure({ exporter, exportMode: "immediate" });
     try {
@@ -343,24 +395,22 @@ describe("the exec WebSocket's door", () => {
   /** Opens the exec socket with `ws` (headers allowed) and says how the upgrade went. */
   async function open(url: string, headers: Record<string, string> = {}) {
     const { WebSocket: NodeWebSocket } = await import("ws");
-    return new Promise<{ status: number; body: string }>((resolve) => {
+    return new Promise<{ status: number; requestId: string | undefined }>((resolve) => {
       const socket = new NodeWebSocket(url, { headers });
       socket.once("open", () => {
         socket.close();
-        resolve({ status: 101, body: "" });
+        resolve({ status: 101, requestId: undefined });
       });
       socket.once("unexpected-response", (_request, response) => {
-        let body = "";
-        response.on("data", (chunk: Buffer) => {
-          body += chunk.toString();
-        });
-        response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
+        const requestId = response.headers["x-request-id"];
+        response.resume();
+        resolve({ status: response.statusCode ?? 0, requestId: requestId as string | undefined });
       });
     });
   }
 
-  it("takes the API key in the headers or an exec token, and refuses the rest with the API's errors", async () => {
-    if (t === undefined) return;
+  it("goes through the API's auth: the API key in the headers or an exec token, and refuses the rest", async (context) => {
+    needSandboxes(context, t);
     const server = t;
     const sandbox = await Sandbox.create(connection(server));
     try {
@@ -374,21 +424,32 @@ describe("the exec WebSocket's door", () => {
       const other = await (
         await server.call("POST", `/api/sandboxes/${sandbox.id}/exec`, { cmd: "echo", args: ["y"] })
       ).json();
-      const refusals: Array<[string, Record<string, string>, number, RegExp]> = [
-        [url, {}, 401, /no API key/],
-        // A valid token opens its own exec only.
-        [`${base}/${other.execId}?token=${started.token}`, {}, 401, /not valid for this exec/],
-        [url, { "x-api-key": "wrong-key-0123456789" }, 401, /not valid/],
-        [`${url}?token=forged.token`, {}, 401, /token is not valid/],
-        [`${base}/ex_${"0".repeat(24)}`, { "x-api-key": server.apiKey }, 404, /has no exec/],
-        [`${url}?since=999999`, { "x-api-key": server.apiKey }, 400, /past the output/],
-        [`${url}?since=-1`, { "x-api-key": server.apiKey }, 400, /byte offset/],
+      // A refused upgrade is the API's status, with the request's id for the log.
+      const refusals: Array<[string, Record<string, string>, number]> = [
+        [url, {}, 401],
+        // A valid token opens its own exec only, and only its WebSocket.
+        [`${base}/${other.execId}?token=${started.token}`, {}, 401],
+        [url, { "x-api-key": "wrong-key-0123456789" }, 401],
+        [`${url}?token=forged.token`, {}, 401],
+        [`${base}/ex_${"0".repeat(24)}`, { "x-api-key": server.apiKey }, 404],
+        [`${url}?since=999999`, { "x-api-key": server.apiKey }, 400],
+        [`${url}?since=-1`, { "x-api-key": server.apiKey }, 400],
+        [
+          `${server.server.url.replace("http", "ws")}/api/nowhere`,
+          { "x-api-key": server.apiKey },
+          404,
+        ],
       ];
-      for (const [target, headers, status, message] of refusals) {
+      for (const [target, headers, status] of refusals) {
         const answer = await open(target, headers);
         expect([target, answer.status]).toEqual([target, status]);
-        expect(JSON.parse(answer.body).message).toMatch(message);
+        expect(answer.requestId).toMatch(/^[0-9a-f-]{36}$/);
       }
+      // The token is no key to the exec's JSON state.
+      const state = await fetch(
+        `${server.server.url}/api/sandboxes/${sandbox.id}/exec/${started.execId}?token=${started.token}`,
+      );
+      expect(state.status).toBe(401);
     } finally {
       await sandbox.kill();
     }

@@ -12,10 +12,37 @@ const tagKey = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9_.\-/]{0,62}$/, "tag keys are 1-63 letters, digits, _ . - /");
 
+/** Keys a JavaScript object cannot hold as data without changing its prototype or meaning. */
+const reservedTagKeys = ["__proto__", "constructor", "prototype"];
+
 /** Tags of a sandbox: `key=value` pairs, as a record. */
 export const sandboxTagsSchema = z
-  .record(tagKey, z.string().max(256))
-  .refine((tags) => Object.keys(tags).length <= 50, "at most 50 tags");
+  // Typed as the record it must be; the checks below and the record decide what passes.
+  .custom<Record<string, string>>()
+  .superRefine((tags, context) => {
+    // JSON.parse keeps "__proto__" as a key of its own, which a record would silently drop.
+    if (typeof tags !== "object" || tags === null) return;
+    for (const key of Object.keys(tags)) {
+      if (reservedTagKeys.includes(key)) {
+        context.addIssue({
+          code: "custom",
+          path: [key],
+          message: `"${key}" is not allowed as a tag key`,
+        });
+      }
+    }
+  })
+  .pipe(
+    z
+      .record(
+        tagKey,
+        z
+          .string()
+          .max(256)
+          .refine((value) => !value.includes("\0"), "a tag value contains a NUL character"),
+      )
+      .refine((tags) => Object.keys(tags).length <= 50, "at most 50 tags"),
+  );
 
 /** The body of `POST /api/sandboxes`, with the defaults of DESIGN.md. */
 export const createSandboxRequestSchema = z.strictObject({

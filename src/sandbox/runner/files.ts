@@ -189,19 +189,25 @@ export async function fileVersion(sandbox: LiveSandbox, path: string): Promise<F
 
 /**
  * The bytes of a file, streamed, as they were at `version` (taken before the response's
- * headers): if the sandbox changes the file while it is read (other bytes, another length, a
- * new inode), the stream fails instead of ending, so that the client sees a broken download
- * rather than a mix of two versions. The length is never sent ahead (the response is chunked),
- * so no write of the sandbox's can make the bytes disagree with the HTTP framing.
+ * headers). The length is never sent ahead (the response is chunked), so no write of the
+ * sandbox's can make the bytes disagree with the HTTP framing. If the sandbox changes the file
+ * while it is read (other bytes, another length, a new inode), `broken` is called to cut the
+ * connection, so that the client sees a broken download rather than a mix of two versions.
  */
-export function readFileStream(sandbox: LiveSandbox, path: string, version: FileVersion): Readable {
-  return Readable.from(streamFile(sandbox, path, version), { objectMode: false });
+export function readFileStream(
+  sandbox: LiveSandbox,
+  path: string,
+  version: FileVersion,
+  broken: () => void,
+): Readable {
+  return Readable.from(streamFile(sandbox, path, version, broken), { objectMode: false });
 }
 
 async function* streamFile(
   sandbox: LiveSandbox,
   path: string,
   version: FileVersion,
+  broken: () => void,
 ): AsyncGenerator<Buffer> {
   const entered = inSandbox(sandbox, ["cat", "--", path]);
   let bytes = 0;
@@ -209,22 +215,22 @@ async function* streamFile(
   try {
     for await (const chunk of entered.stdout as AsyncIterable<Buffer>) {
       bytes += chunk.byteLength;
-      if (bytes > version.size) throw changed(path);
+      if (bytes > version.size) {
+        broken();
+        return;
+      }
       yield chunk;
     }
     const exit = await entered.exited;
     finished = true;
-    if (exit.exitCode !== 0) throw new CairnError("conflict", `read ${path}: the file went away`);
-    const after = await fileVersion(sandbox, path).catch(() => undefined);
-    if (bytes !== version.size || after?.stamp !== version.stamp) throw changed(path);
+    const after =
+      exit.exitCode === 0 ? await fileVersion(sandbox, path).catch(() => undefined) : undefined;
+    // Gone, shorter, longer or another version: the download must not look complete.
+    if (bytes !== version.size || after?.stamp !== version.stamp) broken();
   } finally {
     // The client went away, or the file changed: cat stops at its next write.
     if (!finished) entered.stdout.destroy();
   }
-}
-
-function changed(path: string): CairnError {
-  return new CairnError("conflict", `read ${path}: the file changed while it was read`);
 }
 
 /** Writes `body` to a file, streamed: constant memory whatever its size. */

@@ -1,11 +1,24 @@
-import type { MiddlewareHandler } from "hono";
-import type { Project, ProjectStore } from "../store/projects.js";
+import type { Context, MiddlewareHandler } from "hono";
+import type { Caller, Project, ProjectStore } from "../store/projects.js";
 import { ApiError } from "./api-error.js";
+import { defaultFailedAuthLimit, type RateLimitOptions, TokenBuckets } from "./rate-limit.js";
 
 export interface AuthVariables {
   project: Project;
   /** The key that made the request, for audit records (never the key itself). */
   actor: string;
+}
+
+export interface AuthOptions {
+  /**
+   * Another way in, asked when a request carries no API key: the exec WebSocket's token.
+   * Undefined: this request has none; a string: it has one, and this is what is wrong with it.
+   */
+  readonly alternative?: (c: Context) => Caller | string | undefined;
+  /** Failed attempts each client address may make (per second, burst). Default 2/s, burst 20. */
+  readonly failedAttempts?: RateLimitOptions;
+  /** The client's address, as the server adapter knows it. Default: one address for all. */
+  readonly clientAddress?: (c: Context) => string;
 }
 
 /** The API key a request carries: `X-API-Key`, else `Authorization: Bearer`; trimmed. */
@@ -16,23 +29,42 @@ export function apiKeyOf(header: (name: string) => string | undefined): string |
 
 /**
  * The API key (`X-API-Key`, or `Authorization: Bearer`) picks the project; every handler
- * after this one sees only that project's data.
+ * after this one sees only that project's data. A client address that keeps failing is told
+ * to wait (429) before its next key is even looked at.
  */
 export function requireApiKey(
   projects: ProjectStore,
+  options: AuthOptions = {},
 ): MiddlewareHandler<{ Variables: AuthVariables }> {
+  const failures = new TokenBuckets(options.failedAttempts ?? defaultFailedAuthLimit);
   return async (c, next) => {
-    const key = apiKeyOf((name) => c.req.header(name));
-    if (key === undefined || key === "") {
+    const address = options.clientAddress?.(c) ?? "unknown";
+    const retryAfter = failures.wait(address);
+    if (retryAfter > 0) {
       throw new ApiError(
-        "unauthorized",
-        "no API key: send it in the X-API-Key header (or Authorization: Bearer)",
+        "rate_limited",
+        `too many failed authentications from this address; retry after ${retryAfter} s`,
+        { retryAfter },
       );
     }
-    const caller = projects.callerForKey(key);
-    if (caller === undefined) throw new ApiError("unauthorized", "the API key is not valid");
+    const caller = identify(c, projects, options);
+    if (typeof caller === "string") {
+      failures.take(address);
+      throw new ApiError("unauthorized", caller);
+    }
     c.set("project", caller.project);
     c.set("actor", caller.actor);
     await next();
   };
+}
+
+function identify(c: Context, projects: ProjectStore, options: AuthOptions): Caller | string {
+  const key = apiKeyOf((name) => c.req.header(name));
+  if (key !== undefined && key !== "") {
+    return projects.callerForKey(key) ?? "the API key is not valid";
+  }
+  return (
+    options.alternative?.(c) ??
+    "no API key: send it in the X-API-Key header (or Authorization: Bearer)"
+  );
 }

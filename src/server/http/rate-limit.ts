@@ -11,9 +11,57 @@ export interface RateLimitOptions {
 
 export const defaultRateLimit: RateLimitOptions = { requestsPerSecond: 200, burst: 400 };
 
+/** Failed authentications a client address may make: a few mistakes, not a key search. */
+export const defaultFailedAuthLimit: RateLimitOptions = { requestsPerSecond: 2, burst: 20 };
+
 interface Bucket {
   tokens: number;
   updatedAt: number;
+}
+
+/**
+ * A token bucket per key (an API key, a client address), in at most `maxKeys` entries: the
+ * longest idle go first, so a flood of distinct keys cannot grow the table.
+ */
+export class TokenBuckets {
+  private readonly buckets = new Map<string, Bucket>();
+
+  constructor(
+    private readonly options: RateLimitOptions,
+    private readonly now: () => number = () => performance.now(),
+    private readonly maxKeys = 10_000,
+  ) {}
+
+  /** Seconds to wait before `key` has a token; 0 when it has one now. */
+  wait(key: string): number {
+    const bucket = this.refilled(key);
+    if (bucket.tokens >= 1) return 0;
+    return Math.max(1, Math.ceil((1 - bucket.tokens) / this.options.requestsPerSecond));
+  }
+
+  /** Takes a token from `key`'s bucket (it may go below zero: a debt paid back over time). */
+  take(key: string): void {
+    this.refilled(key).tokens -= 1;
+  }
+
+  private refilled(key: string): Bucket {
+    const time = this.now();
+    const bucket = this.buckets.get(key) ?? { tokens: this.options.burst, updatedAt: time };
+    const elapsedSeconds = (time - bucket.updatedAt) / 1000;
+    bucket.tokens = Math.min(
+      this.options.burst,
+      bucket.tokens + elapsedSeconds * this.options.requestsPerSecond,
+    );
+    bucket.updatedAt = time;
+    // Most recently used last: the first entry is the longest idle.
+    this.buckets.delete(key);
+    this.buckets.set(key, bucket);
+    if (this.buckets.size > this.maxKeys) {
+      const oldest = this.buckets.keys().next().value;
+      if (oldest !== undefined) this.buckets.delete(oldest);
+    }
+    return bucket;
+  }
 }
 
 /**
@@ -22,29 +70,20 @@ interface Bucket {
  */
 export function rateLimitPerKey(
   options: RateLimitOptions,
-  now: () => number = () => performance.now(),
+  now?: () => number,
 ): MiddlewareHandler<{ Variables: AuthVariables }> {
-  const buckets = new Map<string, Bucket>();
+  const buckets = new TokenBuckets(options, now);
   return async (c, next) => {
     const key = c.get("actor");
-    const time = now();
-    const bucket = buckets.get(key) ?? { tokens: options.burst, updatedAt: time };
-    const elapsedSeconds = (time - bucket.updatedAt) / 1000;
-    bucket.tokens = Math.min(
-      options.burst,
-      bucket.tokens + elapsedSeconds * options.requestsPerSecond,
-    );
-    bucket.updatedAt = time;
-    buckets.set(key, bucket);
-    if (bucket.tokens < 1) {
-      const retryAfter = Math.max(1, Math.ceil((1 - bucket.tokens) / options.requestsPerSecond));
+    const retryAfter = buckets.wait(key);
+    if (retryAfter > 0) {
       throw new ApiError(
         "rate_limited",
         `this API key is over ${options.requestsPerSecond} requests per second; retry after ${retryAfter} s`,
         { retryAfter },
       );
     }
-    bucket.tokens -= 1;
+    buckets.take(key);
     await next();
   };
 }

@@ -1,4 +1,5 @@
 import { Readable } from "node:stream";
+import type { Context } from "hono";
 import { Hono } from "hono";
 import { z } from "zod";
 import { setTagsRequestSchema, updateSandboxRequestSchema } from "../../core/wire/sandbox.js";
@@ -51,6 +52,7 @@ const execRequestSchema = z.strictObject({
     .string()
     .min(1)
     .max(4096)
+    .refine(noNul, "cmd contains a NUL character")
     .refine(
       (cmd) => !cmd.includes("="),
       "cmd is a program, not an assignment: put variables in env",
@@ -119,8 +121,14 @@ function checkId(id: string): string {
   return id;
 }
 
-/** The sandbox API under /api: sandboxes, tags, execs, files and usage. */
-export function sandboxRoutes(service: SandboxService) {
+/**
+ * The sandbox API under /api: sandboxes, tags, execs, files and usage. `abortResponse` cuts a
+ * response's connection mid-body (a download whose file changed), as the server adapter can.
+ */
+export function sandboxRoutes(
+  service: SandboxService,
+  abortResponse: (c: Context) => void = () => undefined,
+) {
   const app = new Hono<{ Variables: AuthVariables }>();
   app.use("/api/sandboxes/*", unavailableGuard(service));
   app.use("/api/sandboxes", unavailableGuard(service));
@@ -225,7 +233,7 @@ export function sandboxRoutes(service: SandboxService) {
       if (entry.type !== "file")
         throw new ApiError("invalid_request", `${inside} is not a file or a directory`);
       const version = await fileVersion(sandbox, inside);
-      const stream = readFileStream(sandbox, inside, version);
+      const stream = readFileStream(sandbox, inside, version, () => abortResponse(c));
       return new Response(Readable.toWeb(stream) as ReadableStream, {
         // No content-length: the sandbox owns the file and may change it meanwhile.
         headers: {

@@ -70,6 +70,13 @@ export class ProjectStore {
     return { project, apiKey: key };
   }
 
+  /** A project by its id. */
+  byId(id: string): Project | undefined {
+    return this.db.prepare("SELECT id, name FROM projects WHERE id = ?").get(id) as
+      | Project
+      | undefined;
+  }
+
   /** The caller an API key stands for, if it is a key of some project. */
   callerForKey(key: string): Caller | undefined {
     const row = this.findByHash.get(hashApiKey(key)) as

@@ -1,0 +1,90 @@
+import { upgradeWebSocket } from "@hono/node-server";
+import type { Context } from "hono";
+import { Hono } from "hono";
+import type { WebSocket } from "ws";
+import { SandboxLimitError } from "../../core/errors/index.js";
+import { attachExecSocket, execSocketCount } from "../../sandbox/runner/exec/exec-socket.js";
+import { ApiError } from "../http/api-error.js";
+import type { AuthVariables } from "../http/auth.js";
+import type { Caller, ProjectStore } from "../store/projects.js";
+import type { SandboxService } from "./sandboxes.js";
+
+const execPath = /^\/api\/sandboxes\/(sbx_[0-9a-f]{24})\/exec\/(ex_[0-9a-f]{24})$/;
+
+function isUpgrade(c: Context): boolean {
+  return c.req.header("upgrade")?.toLowerCase() === "websocket";
+}
+
+/**
+ * The exec token (`?token=`, from POST or GET …/exec) as a way in, for browsers, which cannot
+ * send headers with a WebSocket: it opens the WebSocket of its one exec, nothing else.
+ */
+export function execTokenCaller(
+  service: SandboxService,
+  projects: ProjectStore,
+): (c: Context) => Caller | string | undefined {
+  return (c) => {
+    const token = c.req.query("token");
+    const match = execPath.exec(c.req.path);
+    if (token === undefined || match === null || !isUpgrade(c) || "unavailable" in service) {
+      return undefined;
+    }
+    const grant = service.tokens.verify(token);
+    const valid = grant !== undefined && grant.sandboxId === match[1] && grant.execId === match[2];
+    const project = valid ? projects.byId(grant.projectId) : undefined;
+    if (!valid || project === undefined) {
+      return "the token is not valid for this exec (or has expired)";
+    }
+    return { project, actor: `exec token (${grant.execId})` };
+  };
+}
+
+/**
+ * The exec WebSocket, `GET /api/sandboxes/{id}/exec/{execId}` with `Upgrade: websocket`. It
+ * goes through the app like every request (request id, auth, rate limits, shutdown); a refusal
+ * is the API's status with `x-request-id`, and `?since=<offset>` re-attaches. Requests without
+ * the upgrade go on to the exec's JSON state.
+ */
+export function execWebSocketRoutes(service: SandboxService) {
+  const app = new Hono<{ Variables: AuthVariables }>();
+  if ("unavailable" in service) return app;
+  const { runner } = service;
+  return app.get(
+    "/api/sandboxes/:id/exec/:execId",
+    upgradeWebSocket((c) => {
+      if (!isUpgrade(c)) return {};
+      const session = runner.execSession(
+        c.get("project").id,
+        c.req.param("id") ?? "",
+        c.req.param("execId") ?? "",
+      );
+      const since = c.req.query("since");
+      let offset: number | undefined;
+      if (since !== undefined) {
+        offset = Number(since);
+        if (!Number.isSafeInteger(offset) || offset < 0) {
+          throw new ApiError(
+            "invalid_request",
+            `since must be a byte offset, a whole number (got "${since}")`,
+          );
+        }
+        if (offset > session.output.end) {
+          throw new ApiError(
+            "invalid_request",
+            `since=${offset} is past the output (${session.output.end} bytes so far)`,
+          );
+        }
+      }
+      if (execSocketCount(session) >= runner.limits.socketsPerExec) {
+        throw new SandboxLimitError(
+          `exec ${session.execId} already has ${runner.limits.socketsPerExec} WebSockets following it, the most an exec may (sandboxes.limits.socketsPerExec); close one first`,
+        );
+      }
+      return {
+        onOpen(_event, socket) {
+          attachExecSocket(socket.raw as WebSocket, session, offset);
+        },
+      };
+    }),
+  );
+}

@@ -1,0 +1,137 @@
+import { connect } from "node:net";
+import { describe, expect, it } from "vitest";
+import { needSandboxes, sandboxSuite } from "./helpers.js";
+
+// The sandbox owns the files it serves and may change one while the service sends it. Whatever
+// it writes, the HTTP stream stays framed by the service: a download is one whole version of
+// the file or a broken download, and the next response on the connection is the service's.
+const suite = sandboxSuite();
+
+interface Parsed {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: Buffer;
+}
+
+/** Reads HTTP/1.1 responses off `bytes`; stops at the first one that is cut short. */
+function parseResponses(bytes: Buffer): { responses: Parsed[]; cut: boolean } {
+  const responses: Parsed[] = [];
+  let at = 0;
+  while (at < bytes.length) {
+    const headEnd = bytes.indexOf("\r\n\r\n", at);
+    if (headEnd === -1) return { responses, cut: true };
+    const [statusLine = "", ...lines] = bytes
+      .subarray(at, headEnd)
+      .toString("latin1")
+      .split("\r\n");
+    const headers = Object.fromEntries(
+      lines.map((line) => [
+        line.slice(0, line.indexOf(":")).toLowerCase(),
+        line.slice(line.indexOf(":") + 1).trim(),
+      ]),
+    );
+    let cursor = headEnd + 4;
+    const chunks: Buffer[] = [];
+    if (headers["transfer-encoding"] === "chunked") {
+      for (;;) {
+        const lineEnd = bytes.indexOf("\r\n", cursor);
+        if (lineEnd === -1) return { responses, cut: true };
+        const size = Number.parseInt(bytes.subarray(cursor, lineEnd).toString("latin1"), 16);
+        if (Number.isNaN(size))
+          throw new Error("a chunk size that is not hex: the framing is broken");
+        cursor = lineEnd + 2;
+        if (size === 0) {
+          cursor += 2;
+          break;
+        }
+        if (cursor + size + 2 > bytes.length) return { responses, cut: true };
+        chunks.push(bytes.subarray(cursor, cursor + size));
+        cursor += size + 2;
+      }
+    } else {
+      const length = Number(headers["content-length"] ?? 0);
+      if (cursor + length > bytes.length) return { responses, cut: true };
+      chunks.push(bytes.subarray(cursor, cursor + length));
+      cursor += length;
+    }
+    responses.push({
+      status: Number(statusLine.split(" ")[1]),
+      headers,
+      body: Buffer.concat(chunks),
+    });
+    at = cursor;
+  }
+  return { responses, cut: false };
+}
+
+/** Two pipelined requests on one connection; every byte the server sent back. */
+function pipelined(url: string, key: string, paths: readonly string[]): Promise<Buffer> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => {
+      const requests = paths.map(
+        (path, index) =>
+          `GET ${path} HTTP/1.1\r\nHost: ${hostname}\r\nX-API-Key: ${key}\r\n${index === paths.length - 1 ? "Connection: close\r\n" : ""}\r\n`,
+      );
+      socket.write(requests.join(""));
+    });
+    const received: Buffer[] = [];
+    socket.on("data", (chunk: Buffer) => received.push(chunk));
+    socket.on("close", () => resolve(Buffer.concat(received)));
+    socket.on("error", reject);
+    socket.setTimeout(20_000, () => socket.destroy(new Error("no answer in 20 s")));
+  });
+}
+
+describe("a download while the sandbox rewrites the file", () => {
+  it("is one whole version or a broken download, never a corrupt response stream", async (context) => {
+    needSandboxes(context, suite.t);
+    const box = suite.sandbox;
+    const injected = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nPWNED";
+    const small = "a".repeat(1000);
+    const large = `${"b".repeat(300_000)}${injected}`;
+    await box.files.write("small", small);
+    await box.files.write("large", large);
+    await box.files.write("target", small);
+    // Swaps the file's content as fast as the sandbox can: rename (a new inode) and rewrite
+    // in place (the same inode, a new size).
+    const writer = await box.exec("sh", {
+      args: [
+        "-c",
+        "while :; do cp small t1 && mv t1 target; sleep 0.01; cat large > target; cp small target; sleep 0.01; cp large t2 && mv t2 target; done",
+      ],
+    });
+    const server = suite.t;
+    const seen = { whole: 0, broken: 0 };
+    try {
+      for (let attempt = 0; attempt < 25; attempt++) {
+        const bytes = await pipelined(server.server.url, server.apiKey, [
+          `/api/sandboxes/${box.id}/files?path=target`,
+          `/api/sandboxes/${box.id}`,
+        ]);
+        const { responses, cut } = parseResponses(bytes);
+        const [download, next] = responses;
+        expect(download?.status ?? 200).toBe(200);
+        if (download === undefined || cut) {
+          // A broken download: the connection ended inside it, and nothing followed.
+          expect(cut).toBe(true);
+          expect(next).toBeUndefined();
+          seen.broken++;
+          continue;
+        }
+        expect(download.headers["transfer-encoding"]).toBe("chunked");
+        expect(download.headers["content-length"]).toBeUndefined();
+        expect([small, large]).toContain(download.body.toString("latin1"));
+        // The next response is the service's own: the sandbox's JSON record.
+        expect(next?.status).toBe(200);
+        expect(JSON.parse(next?.body.toString() ?? "{}")).toMatchObject({ id: box.id });
+        expect(responses).toHaveLength(2);
+        seen.whole++;
+      }
+    } finally {
+      writer.kill();
+      await writer.wait().catch(() => undefined);
+    }
+    expect(seen.whole + seen.broken).toBe(25);
+  });
+});

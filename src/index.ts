@@ -5,6 +5,12 @@ export { ConfigurationError } from "./core/errors/configuration-error.js";
 export { ExportError } from "./core/errors/export-error.js";
 export { JudgeError } from "./core/errors/judge-error.js";
 export { parseTraceId, toCairnTraceId } from "./core/ids.js";
+export {
+  consoleLogger,
+  type Logger,
+  type LogLevel,
+  setLogger,
+} from "./core/logger.js";
 export type {
   AnalyticsGroupBy,
   CostReport,

@@ -7,6 +7,7 @@ import { type HttpBindings, serve } from "@hono/node-server";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { WebSocketServer } from "ws";
 import { ConfigurationError } from "../core/errors/index.js";
+import { type Logger, setLogger } from "../core/logger.js";
 import { Judge, type JudgeConfig, judgeFromEnvironment } from "../tracing/scoring/judge.js";
 import { isBuiltinScorer, scorerSlugPattern } from "../tracing/scoring/registry.js";
 import type { Scorer } from "../tracing/scoring/types.js";
@@ -59,6 +60,11 @@ export interface ServerOptions {
   /** Origins whose pages may call the API from a browser (CORS). Default: any origin. */
   corsOrigins?: readonly string[];
   /**
+   * Where the service's messages go (a sandbox that failed, a request that failed): any object
+   * with error, warn, info and debug, as `setLogger()` takes. Default: one line each on stderr.
+   */
+  logger?: Logger;
+  /**
    * How long to wait for another service that holds the data directory (one still closing)
    * before giving up with `DataDirectoryInUseError`, in ms. Default 5000.
    */
@@ -91,6 +97,7 @@ export interface CairnServer {
  * configure({ endpoint: server.url, apiKey: server.createdApiKey });
  */
 export async function createServer(options: ServerOptions = {}): Promise<CairnServer> {
+  if (options.logger !== undefined) setLogger(options.logger);
   const workers = ingestWorkerCount(options.ingestWorkers);
   const judgeConfig = options.judge ?? judgeFromEnvironment();
   checkServiceScorers(options.scorers);

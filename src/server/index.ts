@@ -1,5 +1,6 @@
 // `cairn/server`: the Cairn service, Node only.
 export { CairnError } from "../core/errors/cairn-error.js";
+export { consoleLogger, type Logger, type LogLevel, setLogger } from "../core/logger.js";
 export {
   type ExportBatch,
   type ExportedSpan,

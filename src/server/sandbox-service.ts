@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
+import { log } from "../core/logger.js";
 import { diskRangeMB as defaultDiskRange } from "../core/wire/sandbox-sizes.js";
 import type { CapacityOptions } from "../sandbox/runner/admission.js";
 import type { RunnerLimits } from "../sandbox/runner/live-sandbox.js";
@@ -124,7 +125,7 @@ export async function startSandboxService(
   } catch (error) {
     // Sandboxes over the debris of an earlier run could collide with it: none until it is gone.
     const message = (error as Error).message;
-    console.error(`cairn: sandboxes are off: ${message}`);
+    log.error(`sandboxes are off: ${message}`);
     return { unavailable: `${message}. Remove it by hand (or reboot), then restart the service.` };
   }
   return {

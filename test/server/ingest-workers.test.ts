@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { BatchIngester } from "../../src/server/ingest/batch-ingester.js";
 import { WorkerIngester } from "../../src/server/ingest/worker-ingester.js";
 import { WriteLock } from "../../src/server/store/write-lock.js";
+import { captureLog } from "../helpers/log.js";
 import { resource, span, startTestServer, type TestServer } from "./helpers.js";
 
 const traces = 24;
@@ -112,7 +113,7 @@ describe.each([
 
 describe("ingest workers that cannot start", () => {
   it("store on the main thread instead, and say why once", async () => {
-    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    const log = captureLog();
     const stored: number[] = [];
     const fallback: BatchIngester = {
       ingest: async (_projectId, body) => {
@@ -134,13 +135,14 @@ describe("ingest workers that cannot start", () => {
         { accepted: 1, duplicates: 0 },
       ]);
       expect(stored).toEqual([2, 2]);
-      const warnings = errors.mock.calls.filter(([message]) =>
-        String(message).includes("ingest workers could not start"),
+      const warnings = log.messages.filter(({ message }) =>
+        message.includes("ingest workers could not start"),
       );
       expect(warnings).toHaveLength(1);
+      expect(warnings[0]?.level).toBe("error");
     } finally {
       await ingester.close();
-      errors.mockRestore();
+      log.restore();
     }
   });
 });

@@ -2,6 +2,7 @@ import { configure, flush, observe, shutdown } from "cairn";
 import { memoryExporter } from "cairn/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { startCollector } from "../helpers/collector.js";
+import { captureLog } from "../helpers/log.js";
 
 interface OtlpAttribute {
   key: string;
@@ -127,10 +128,19 @@ describe("configure()", () => {
   });
 
   it("turns tracing off, with a warning, when there is nowhere to send spans", async () => {
-    const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
-    configure({});
-    expect(warn).toHaveBeenCalledWith(expect.stringContaining("tracing is off"));
-    expect(observe(() => "still works")()).toBe("still works");
+    const log = captureLog();
+    try {
+      configure({});
+      expect(log.messages).toEqual([
+        expect.objectContaining({
+          level: "warn",
+          message: expect.stringContaining("tracing is off"),
+        }),
+      ]);
+      expect(observe(() => "still works")()).toBe("still works");
+    } finally {
+      log.restore();
+    }
   });
 });
 

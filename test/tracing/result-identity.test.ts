@@ -3,6 +3,7 @@ import { pipeline } from "node:stream/promises";
 import { configure, observe, shutdown } from "cairn";
 import { memoryExporter } from "cairn/testing";
 import { describe, expect, it, vi } from "vitest";
+import { captureLog } from "../helpers/log.js";
 import { useMemoryExporter } from "../helpers/tracing.js";
 
 class ApiPromise<T> extends Promise<T> {
@@ -51,9 +52,13 @@ describe("observe() hands back what the function returned", () => {
         throw new Error("then getter");
       },
     };
-    vi.spyOn(console, "warn").mockImplementation(() => undefined);
-    expect(observe(() => hostile)()).toBe(hostile);
-    expect(spans()).toHaveLength(1);
+    const log = captureLog();
+    try {
+      expect(observe(() => hostile)()).toBe(hostile);
+      expect(spans()).toHaveLength(1);
+    } finally {
+      log.restore();
+    }
   });
 
   it("keeps private-field methods of an async iterable working during and after iteration", async () => {

@@ -1,13 +1,17 @@
 import { parseArgs } from "node:util";
+import { consoleLogger } from "../../core/logger.js";
 import { apiKeyFile, createServer } from "../../server/create-server.js";
 
 export const devHelp = `Usage: cairn dev [--port 7070] [--host 127.0.0.1] [--data-dir ./.cairn]
-                 [--allow-unenforced-limits] [--no-sandboxes]
+                 [--allow-unenforced-limits] [--no-sandboxes] [--verbose]
 
 Runs the Cairn service on the embedded store: the observability API and the sandbox runner.
 Environment: CAIRN_PORT, CAIRN_DATA_DIR, and CAIRN_API_KEY (the key of the first project, at
 first start). Where a sandbox limit cannot be enforced on this host, sandboxes are refused
 unless --allow-unenforced-limits is given (each sandbox then lists what is not enforced).
+Problems are one line each on stderr; --verbose adds their details (and CAIRN_LOG_LEVEL=debug).
+The first SIGINT or SIGTERM stops gracefully (requests finish, sandboxes stop); a second one
+cuts the connections off.
 `;
 
 /** `cairn dev`: serves until SIGINT or SIGTERM, then finishes requests in flight and exits. */
@@ -20,6 +24,7 @@ export async function dev(args: readonly string[], write: (text: string) => void
       "data-dir": { type: "string" },
       "allow-unenforced-limits": { type: "boolean" },
       "no-sandboxes": { type: "boolean" },
+      verbose: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
@@ -33,6 +38,7 @@ export async function dev(args: readonly string[], write: (text: string) => void
     throw new Error(`--port must be a port number, not "${values.port}"`);
   }
   const server = await createServer({
+    ...(values.verbose === true ? { logger: consoleLogger({ level: "debug" }) } : {}),
     ...(port === undefined ? {} : { port }),
     ...(values.host === undefined ? {} : { host: values.host }),
     ...(values["data-dir"] === undefined ? {} : { dataDir: values["data-dir"] }),

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CairnError, SandboxLimitError } from "../../core/errors/index.js";
+import { log } from "../../core/logger.js";
 import type { ExecRecord } from "../../core/wire/exec-protocol.js";
 import type { SandboxRecord, SandboxStatus } from "../../core/wire/sandbox.js";
 import { Admission, type CapacityOptions, type Holding } from "./admission.js";
@@ -127,7 +128,7 @@ export class SandboxRunner {
       new Date(),
     );
     if (abandoned > 0) {
-      console.warn(`cairn: ${abandoned} sandbox(es) of an earlier run were marked failed`);
+      log.warn(`${abandoned} sandbox(es) of an earlier run were marked failed`);
     }
     this.ready = this.launcher.start();
     this.checkpoints = setInterval(() => void this.flushUsage(), settings.checkpointMs ?? 60_000);
@@ -461,7 +462,7 @@ export class SandboxRunner {
     ]);
     // The runner's own cgroup folder and runtime folder go too: nothing of it outlives it.
     await this.settings.host.cgroups?.removeStale().catch((error: unknown) => {
-      console.error("cairn: could not remove the runner's cgroups:", error);
+      log.error("could not remove the runner's cgroups", error);
     });
     rmSync(this.settings.runtimeDir, { recursive: true, force: true });
   }

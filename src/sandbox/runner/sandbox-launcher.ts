@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
+import { log } from "../../core/logger.js";
 import type { CgroupDriver, SandboxCgroup } from "./cgroups/types.js";
 import type { SandboxEntry } from "./enter.js";
 import { type BwrapInfo, type LaunchedSandbox, launchSandbox } from "./launch.js";
@@ -111,7 +112,7 @@ export class SandboxLauncher {
   /** Kills a sandbox's processes and frees what it held. Errors are logged, never thrown. */
   async release(booted: Booted): Promise<void> {
     const problem = (what: string) => (error: unknown) => {
-      console.error(`cairn: could not ${what} of a sandbox:`, error);
+      log.error(`could not ${what} of a sandbox`, error);
     };
     await booted.cgroup?.killAll().catch(problem("kill the processes"));
     // Without a cgroup: bwrap's death takes its namespace's processes with it (pid 1 dies).
@@ -194,7 +195,7 @@ export class SandboxLauncher {
           sizes,
           `warm${randomBytes(6).toString("hex")}`,
         ).catch((error: unknown) => {
-          console.error("cairn: could not start a warm sandbox:", error);
+          log.error("could not start a warm sandbox", error);
           return undefined;
         });
         if (booted === undefined) return;

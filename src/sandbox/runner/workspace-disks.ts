@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { chown, mkdir, rm, rmdir, statfs } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { log } from "../../core/logger.js";
 
 const run = promisify(execFile);
 
@@ -78,7 +79,7 @@ export class WorkspaceDisks {
     this.refilling = (async () => {
       while (!this.closed && this.ready.length < this.options.poolCount) {
         const prepared = await this.prepare(this.options.poolSizeMB).catch((error: unknown) => {
-          console.error("cairn: could not prepare a sandbox workspace:", error);
+          log.error("could not prepare a sandbox workspace", error);
           return undefined;
         });
         if (prepared === undefined) break;

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { log } from "../../core/logger.js";
 import type { ExportedSpan } from "../../core/wire/index.js";
 import { PriceTable } from "../../tracing/prices.js";
 import type { TraceJudgeCall } from "../../tracing/scoring/judge.js";
@@ -76,7 +77,7 @@ export function judgeSpanRecorder(spans: SpanStore, projectId: string): TraceJud
         });
       } catch (error) {
         // The grade matters more than its span: say so, and go on.
-        console.error("cairn: could not record the judge's span:", error);
+        log.error("could not record the judge's span", error);
       }
     }
   };

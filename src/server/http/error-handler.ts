@@ -1,12 +1,13 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { log } from "../../core/logger.js";
 import { ApiError, toApiError } from "./api-error.js";
 
 /** Every error as `{ error, message }` with its status; never a stack trace to the client. */
 export function errorResponse(error: unknown, c: Context): Response {
   const known = toApiError(error) ?? fromHttpException(error);
   if (known === undefined) {
-    console.error(`cairn: request ${c.get("requestId") ?? ""} failed:`, error);
+    log.error(`request ${c.get("requestId") ?? ""} failed`, error);
   }
   const apiError =
     known ?? new ApiError("internal_error", "the server failed to answer; the error is logged");

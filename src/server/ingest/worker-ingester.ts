@@ -4,6 +4,7 @@ import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { readEnv } from "../../core/env.js";
 import { CairnError, ConfigurationError } from "../../core/errors/index.js";
+import { log } from "../../core/logger.js";
 import type { IngestResult } from "../store/span-store.js";
 import type { WriteLock } from "../store/write-lock.js";
 import type { BatchIngester } from "./batch-ingester.js";
@@ -165,13 +166,13 @@ export class WorkerIngester implements BatchIngester {
       slot.pending.clear();
       if (this.closed) return;
       if (wasReady) {
-        console.error("cairn: an ingest worker stopped; starting another:", failure ?? code);
+        log.error("an ingest worker stopped; starting another", failure ?? `exit code ${code}`);
         this.start(slot);
       } else if (!this.warned) {
         // It never started: starting it again would fail the same way.
         this.warned = true;
-        console.error(
-          "cairn: ingest workers could not start; storing spans on the main thread:",
+        log.error(
+          "ingest workers could not start; storing spans on the main thread",
           failure ?? `exit code ${code}`,
         );
       }

@@ -2,6 +2,7 @@ import type { SpanExporter } from "@opentelemetry/sdk-trace";
 import { z } from "zod";
 import { readEnv } from "../../core/env.js";
 import { ConfigurationError } from "../../core/errors/index.js";
+import { log } from "../../core/logger.js";
 import { describeIssues } from "../../core/zod-message.js";
 import {
   type BatchOptions,
@@ -187,8 +188,8 @@ export function configure(config: CairnConfig = {}): void {
         });
   if (previous !== undefined) retire(previous);
   if (current === undefined && config.exporter === undefined) {
-    console.warn(
-      "cairn: configure() found no endpoint and no exporter, so tracing is off. Pass { endpoint } (or set CAIRN_ENDPOINT) or { exporter }.",
+    log.warn(
+      "configure() found no endpoint and no exporter, so tracing is off. Pass { endpoint } (or set CAIRN_ENDPOINT) or { exporter }.",
     );
   }
   if (current !== undefined) {
@@ -213,7 +214,7 @@ export function activeRuntime(): Runtime | undefined {
       try {
         configure();
       } catch (error) {
-        console.warn(`cairn: tracing is off: ${(error as Error).message}`);
+        log.warn("tracing is off", error);
       }
     }
   }

@@ -47,6 +47,11 @@ export interface SandboxOptions {
   readonly runnerName?: string;
 }
 
+/** The name of a data directory's runner: its cgroups and its runtime folder carry it. */
+export function runnerNameFor(dataDir: string): string {
+  return `cairn-${createHash("sha256").update(dataDir).digest("hex").slice(0, 10)}`;
+}
+
 /**
  * The sandbox half of the service: the runner when this host has what it needs, else the
  * reason, which every sandbox call answers with 503 (the observability API serves on).
@@ -63,9 +68,7 @@ export async function startSandboxService(
     };
   }
   // One runner per data folder: a restart finds (and removes) what the last run left.
-  const runnerName =
-    options.runnerName ??
-    `cairn-${createHash("sha256").update(dataDir).digest("hex").slice(0, 10)}`;
+  const runnerName = options.runnerName ?? runnerNameFor(dataDir);
   const report = await checkPrerequisites({ runnerName });
   const missing = report.checks.filter((check) => check.required && !check.ok);
   const bubblewrap = report.bubblewrap;

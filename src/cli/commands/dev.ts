@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { consoleLogger } from "../../core/logger.js";
-import { apiKeyFile, createServer } from "../../server/create-server.js";
+import { apiKeyFile, createServer, type ServerOptions } from "../../server/create-server.js";
 
 export const devHelp = `Usage: cairn dev [--port 7070] [--host 127.0.0.1] [--data-dir ./.cairn]
                  [--allow-unenforced-limits] [--no-sandboxes] [--verbose]
@@ -14,8 +14,15 @@ The first SIGINT or SIGTERM stops gracefully (requests finish, sandboxes stop); 
 cuts the connections off.
 `;
 
-/** `cairn dev`: serves until SIGINT or SIGTERM, then finishes requests in flight and exits. */
-export async function dev(args: readonly string[], write: (text: string) => void): Promise<number> {
+/**
+ * `cairn dev`: serves until SIGINT or SIGTERM, then finishes requests in flight and exits.
+ * `settings` adds createServer() options that have no flag (an embedding tool's, or a test's).
+ */
+export async function dev(
+  args: readonly string[],
+  write: (text: string) => void,
+  settings: ServerOptions = {},
+): Promise<number> {
   const { values } = parseArgs({
     args: [...args],
     options: {
@@ -38,11 +45,13 @@ export async function dev(args: readonly string[], write: (text: string) => void
     throw new Error(`--port must be a port number, not "${values.port}"`);
   }
   const server = await createServer({
+    ...settings,
     ...(values.verbose === true ? { logger: consoleLogger({ level: "debug" }) } : {}),
     ...(port === undefined ? {} : { port }),
     ...(values.host === undefined ? {} : { host: values.host }),
     ...(values["data-dir"] === undefined ? {} : { dataDir: values["data-dir"] }),
     sandboxes: {
+      ...settings.sandboxes,
       enabled: values["no-sandboxes"] !== true,
       allowUnenforcedLimits: values["allow-unenforced-limits"] === true,
     },

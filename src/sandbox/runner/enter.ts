@@ -101,23 +101,24 @@ export function enterSandbox(entry: SandboxEntry, request: EnterRequest): Entere
       else if (word === "signal") reported = { exitCode: null, signal: signalName(Number(first)) };
     }
   });
+  // The helper's status says how the command went; it ends when the helper (and anything it
+  // started before executing the command) is gone. Its process's exit may come first.
+  let helperExit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  child.once("exit", (code, signal) => {
+    helperExit = { code, signal };
+  });
   const exited = new Promise<EnteredExit>((resolve) => {
-    child.once("error", (error) => {
-      settleStarted?.reject(new EnterError(`the exec helper did not start: ${error.message}`, 0));
-      resolve({ exitCode: null, signal: null });
-    });
-    child.once("exit", (code, signal) => {
-      // Before "started": the helper failed (or was killed) on its way in.
-      settleStarted?.reject(
-        new EnterError(
-          signal === null ? `the exec helper exited with ${code}` : `the exec helper got ${signal}`,
-          0,
-        ),
+    const settle = (reason: string) => {
+      settleStarted?.reject(new EnterError(reason, 0));
+      resolve(
+        reported ?? { exitCode: helperExit?.code ?? null, signal: helperExit?.signal ?? null },
       );
-      // The command's end as the helper reported it; else the helper's own (it died first).
-      const settle = () => resolve(reported ?? { exitCode: code, signal });
-      statusStream.once("end", settle);
-      if (statusStream.readableEnded) settle();
+    };
+    child.once("error", (error) => settle(`the exec helper did not start: ${error.message}`));
+    statusStream.once("close", () => {
+      const how = helperExit?.signal ?? `code ${helperExit?.code ?? "unknown"}`;
+      // Before "started": the helper failed (or was killed) on its way in.
+      settle(`the exec helper ended (${how}) before the command started`);
     });
   });
   return {

@@ -1,0 +1,235 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { readdir, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Sandbox } from "cairn/sandbox";
+import { afterAll, describe, expect, it } from "vitest";
+import { detectCgroups } from "../../src/sandbox/runner/cgroups/detect.js";
+import { loopDevicesUnder, mountsUnder } from "../../src/sandbox/runner/recovery.js";
+import { runnerNameFor } from "../../src/server/sandbox-service.js";
+import { hostProcesses } from "./helpers.js";
+
+// The service stopped every way a supervisor or an operator stops it — SIGTERM, SIGINT, a
+// second SIGTERM 20 ms after the first, SIGKILL — ten times each, with sandboxes and execs
+// running, as `cairn dev` and as an app that embeds createServer() and calls configure().
+// After each stop no process of a sandbox is left and nothing is frozen; after each restart
+// on the same data directory nothing of the run before is left: no cgroup, mount, loop device
+// or image.
+const fixture = fileURLToPath(new URL("../fixtures/sandbox/lifecycle-service.ts", import.meta.url));
+const rounds = 10;
+const folders: string[] = [];
+
+afterAll(() => {
+  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+});
+
+interface Running {
+  readonly child: ChildProcess;
+  readonly url: string;
+  readonly apiKey: string;
+  readonly stderr: () => string;
+  readonly exited: Promise<[number | null, NodeJS.Signals | null]>;
+}
+
+async function start(flavor: "dev" | "embedded", dataDir: string): Promise<Running> {
+  const child = spawn(process.execPath, ["--import", "tsx", fixture, flavor, dataDir], {
+    env: { ...process.env, CAIRN_API_KEY: "lifecycle-key-0123456789" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
+  const deadline = Date.now() + 30_000;
+  while (!/ready (\S+)\n/.test(stdout)) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`the service did not start: ${stderr}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const url = /ready (\S+)\n/.exec(stdout)?.[1] as string;
+  const apiKey = readFileSync(join(dataDir, "api-key"), "utf8").trim();
+  return { child, url, apiKey, stderr: () => stderr, exited };
+}
+
+/** Where a data directory's runner keeps what it makes. */
+async function runnerPlaces(dataDir: string) {
+  const runnerName = runnerNameFor(dataDir);
+  const detection = await detectCgroups({ runnerName });
+  if (!detection.ok) throw new Error(detection.problem);
+  const driver = detection.driver;
+  const cgroupRoots =
+    driver.version === 1
+      ? ["memory", "pids", "freezer"].map((controller) =>
+          driver.root.replace("/memory/", `/${controller}/`),
+        )
+      : [driver.root];
+  return {
+    runtimeDir: join(tmpdir(), runnerName),
+    cgroupRoots,
+    freezeFile: driver.version === 1 ? "freezer.state" : "cgroup.freeze",
+  };
+}
+
+/** What a run holds: its sandboxes' cgroups, mounts, loop devices and images. */
+async function holdings(dataDir: string) {
+  const places = await runnerPlaces(dataDir);
+  const cgroups = (await readdir(places.cgroupRoots[0] ?? "").catch(() => [] as string[])).filter(
+    (name) => name.startsWith("sbx_") || name.startsWith("warm"),
+  );
+  const images = (
+    await readdir(join(places.runtimeDir, "workspaces")).catch(() => [] as string[])
+  ).filter((name) => name.endsWith(".img"));
+  return {
+    cgroups: cgroups.flatMap((name) => places.cgroupRoots.map((root) => join(root, name))),
+    mounts: await mountsUnder(places.runtimeDir),
+    loops: await loopDevicesUnder(places.runtimeDir),
+    images: images.map((name) => join(places.runtimeDir, "workspaces", name)),
+  };
+}
+
+/** Processes in the runner's cgroups, and cgroups that are frozen. */
+async function processesAndFrozen(dataDir: string) {
+  const places = await runnerPlaces(dataDir);
+  const pids: string[] = [];
+  const frozen: string[] = [];
+  const visit = async (folder: string): Promise<void> => {
+    const procs = await readFile(join(folder, "cgroup.procs"), "utf8").catch(() => "");
+    pids.push(...procs.split("\n").filter((line) => line !== ""));
+    const state = (await readFile(join(folder, places.freezeFile), "utf8").catch(() => "")).trim();
+    if (state !== "" && state !== "THAWED" && state !== "0") frozen.push(folder);
+    for (const entry of await readdir(folder, { withFileTypes: true }).catch(() => [])) {
+      if (entry.isDirectory()) await visit(join(folder, entry.name));
+    }
+  };
+  for (const root of places.cgroupRoots) await visit(root);
+  return { pids: [...new Set(pids)], frozen };
+}
+
+/** Sandboxes with execs running, a terminal among them, and markers to find them on the host. */
+async function fill(running: Running, marker: string): Promise<void> {
+  const connection = { endpoint: running.url, apiKey: running.apiKey };
+  for (let index = 0; index < 2; index++) {
+    const sandbox = await Sandbox.create(connection);
+    await sandbox.files.write("data.txt", "x".repeat(100_000));
+    const daemon = await sandbox.exec("sh", {
+      args: [
+        "-c",
+        `bash -c 'exec -a ${marker}-${index} sleep 1000' & while :; do echo tick; sleep 0.01; done`,
+      ],
+    });
+    daemon.detach();
+    const terminal = await sandbox.exec("bash", { pty: true });
+    terminal.detach();
+  }
+  const deadline = Date.now() + 5_000;
+  while ((await hostProcesses(marker)).length < 2 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+type Stop = "SIGTERM" | "SIGINT" | "SIGTERM twice" | "SIGKILL";
+
+async function stop(running: Running, how: Stop): Promise<void> {
+  const pid = running.child.pid as number;
+  if (how === "SIGTERM twice") {
+    process.kill(pid, "SIGTERM");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    if (running.child.exitCode === null) process.kill(pid, "SIGTERM");
+  } else {
+    process.kill(pid, how);
+  }
+  const timer = setTimeout(() => running.child.kill("SIGKILL"), 30_000);
+  await running.exited;
+  clearTimeout(timer);
+}
+
+const noStack = /^\s+at .+:\d+:\d+\)?$/m;
+
+describe.each([
+  { flavor: "dev" as const, title: "cairn dev" },
+  { flavor: "embedded" as const, title: "an app with createServer() and configure()" },
+])("$title, stopped", ({ flavor }) => {
+  it.for(["SIGTERM", "SIGINT", "SIGTERM twice", "SIGKILL"] as const)(
+    "by %s ten times, leaves no process, frozen cgroup, mount, loop device or image",
+    { timeout: 240_000 },
+    async (how, context) => {
+      if (process.geteuid?.() !== 0 || !existsSync("/usr/bin/bwrap")) {
+        if (process.env.CI === "true")
+          throw new Error("the lifecycle suite needs root and bubblewrap in CI");
+        return context.skip("the lifecycle suite needs root and bubblewrap");
+      }
+      const dataDir = mkdtempSync(join(tmpdir(), "cairn-lifecycle-"));
+      folders.push(dataDir);
+      let before: Awaited<ReturnType<typeof holdings>> | undefined;
+      for (let round = 0; round <= rounds; round++) {
+        const running = await start(flavor, dataDir);
+        if (before !== undefined) {
+          // A restart on the same data directory: nothing of the run before is left.
+          const now = await holdings(dataDir);
+          expect({
+            round,
+            cgroups: now.cgroups.filter((path) => before?.cgroups.includes(path)),
+          }).toEqual({ round, cgroups: [] });
+          expect({
+            round,
+            mounts: now.mounts.filter((path) => before?.mounts.includes(path)),
+          }).toEqual({ round, mounts: [] });
+          expect({
+            round,
+            images: now.images.filter((path) => before?.images.includes(path)),
+          }).toEqual({ round, images: [] });
+          for (const path of before.images) expect(existsSync(path)).toBe(false);
+          // Loop devices are numbered again: none may still back a file of the run before.
+          for (const device of now.loops)
+            expect(
+              before.images.some((image) =>
+                readFileSync(`/sys/block/${device.slice(5)}/loop/backing_file`, "utf8").startsWith(
+                  image,
+                ),
+              ),
+            ).toBe(false);
+        }
+        if (round === rounds) {
+          // The last run stops gracefully: then nothing at all is left.
+          await stop(running, "SIGTERM");
+          const after = await holdings(dataDir);
+          expect(after).toEqual({ cgroups: [], mounts: [], loops: [], images: [] });
+          expect(await processesAndFrozen(dataDir)).toEqual({ pids: [], frozen: [] });
+          expect(existsSync((await runnerPlaces(dataDir)).runtimeDir)).toBe(false);
+          expect(running.stderr()).not.toMatch(noStack);
+          break;
+        }
+        const marker = `lifecycle-${process.pid}-${flavor}-${round}`;
+        await fill(running, marker);
+        before = await holdings(dataDir);
+        expect(before.cgroups.length).toBeGreaterThan(0);
+        await stop(running, how);
+        // However it stopped: no process of a sandbox is left, and nothing is frozen.
+        const deadline = Date.now() + 3_000;
+        let left = await hostProcesses(marker);
+        while (left.length > 0 && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          left = await hostProcesses(marker);
+        }
+        expect({ round, how, left }).toEqual({ round, how, left: [] });
+        expect({ round, how, ...(await processesAndFrozen(dataDir)) }).toEqual({
+          round,
+          how,
+          pids: [],
+          frozen: [],
+        });
+        if (how !== "SIGKILL") expect(running.stderr()).not.toMatch(noStack);
+      }
+    },
+  );
+});

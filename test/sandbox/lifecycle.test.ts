@@ -1,16 +1,14 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { Sandbox } from "cairn/sandbox";
 import { afterAll, describe, expect, it } from "vitest";
 import { detectCgroups } from "../../src/sandbox/runner/cgroups/detect.js";
 import { loopDevicesUnder, mountsUnder } from "../../src/sandbox/runner/recovery.js";
 import { runnerNameFor } from "../../src/server/sandbox-service.js";
 import { hostProcesses } from "./helpers.js";
+import { type Running, startService as start } from "./service-process.js";
 
 // The service stopped every way a supervisor or an operator stops it — SIGTERM, SIGINT, a
 // second SIGTERM 20 ms after the first, SIGKILL — ten times each, with sandboxes and execs
@@ -18,48 +16,12 @@ import { hostProcesses } from "./helpers.js";
 // After each stop no process of a sandbox is left and nothing is frozen; after each restart
 // on the same data directory nothing of the run before is left: no cgroup, mount, loop device
 // or image.
-const fixture = fileURLToPath(new URL("../fixtures/sandbox/lifecycle-service.ts", import.meta.url));
 const rounds = 10;
 const folders: string[] = [];
 
 afterAll(() => {
   for (const folder of folders) rmSync(folder, { recursive: true, force: true });
 });
-
-interface Running {
-  readonly child: ChildProcess;
-  readonly url: string;
-  readonly apiKey: string;
-  readonly stderr: () => string;
-  readonly exited: Promise<[number | null, NodeJS.Signals | null]>;
-}
-
-async function start(flavor: "dev" | "embedded", dataDir: string): Promise<Running> {
-  const child = spawn(process.execPath, ["--import", "tsx", fixture, flavor, dataDir], {
-    env: { ...process.env, CAIRN_API_KEY: "lifecycle-key-0123456789" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout?.on("data", (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr?.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
-  const deadline = Date.now() + 30_000;
-  while (!/ready (\S+)\n/.test(stdout)) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill("SIGKILL");
-      throw new Error(`the service did not start: ${stderr}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  const url = /ready (\S+)\n/.exec(stdout)?.[1] as string;
-  const apiKey = readFileSync(join(dataDir, "api-key"), "utf8").trim();
-  return { child, url, apiKey, stderr: () => stderr, exited };
-}
 
 /** Where a data directory's runner keeps what it makes. */
 async function runnerPlaces(dataDir: string) {

@@ -1,0 +1,73 @@
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Sandbox } from "cairn/sandbox";
+import { afterAll, describe, expect, it } from "vitest";
+import { type Running, startService } from "./service-process.js";
+
+// A tenant that writes its output one byte at a time, from many execs at once, to make the
+// service hold more memory than the bytes are worth. The service runs in a process of its own,
+// whose resident memory is measured while the flood goes on.
+const folders: string[] = [];
+let running: Running | undefined;
+
+afterAll(async () => {
+  if (running !== undefined && running.child.exitCode === null) {
+    running.child.kill("SIGTERM");
+    await running.exited;
+  }
+  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+});
+
+async function residentMB(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, "utf8");
+  return Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1]) / 1024;
+}
+
+const budgetMB = 32;
+
+describe("output written a byte at a time", () => {
+  it("grows the service's memory by no more than the output budget", {
+    timeout: 60_000,
+  }, async (context) => {
+    if (process.geteuid?.() !== 0 || !existsSync("/usr/bin/bwrap")) {
+      if (process.env.CI === "true")
+        throw new Error("the flood test needs root and bubblewrap in CI");
+      return context.skip("the flood test needs root and bubblewrap");
+    }
+    const dataDir = mkdtempSync(join(tmpdir(), "cairn-flood-"));
+    folders.push(dataDir);
+    running = await startService("embedded", dataDir, {
+      limits: { outputBudgetBytes: budgetMB * 1024 * 1024 },
+    });
+    const connection = { endpoint: running.url, apiKey: running.apiKey };
+    const sandbox = await Sandbox.create({ ...connection, cpuCount: 2 });
+    // Warm: the service has loaded what it needs for execs and sockets.
+    await sandbox.run("echo", { args: ["warm"] });
+    const pid = running.child.pid as number;
+    const before = await residentMB(pid);
+    const writers = [];
+    for (let index = 0; index < 12; index++) {
+      const writer = await sandbox.exec("sh", {
+        // dash's printf builtin: one write(2) per byte, as fast as the shell goes.
+        args: ["-c", "while :; do printf x; printf y >&2; done"],
+      });
+      writer.detach();
+      writers.push(writer);
+    }
+    let peak = before;
+    const ends = Date.now() + 12_000;
+    while (Date.now() < ends) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      peak = Math.max(peak, await residentMB(pid));
+    }
+    const execs = await sandbox.execs();
+    const written = execs.reduce((total, exec) => total + exec.outputBytes, 0);
+    await sandbox.kill();
+    // The flood was real: megabytes written in single bytes.
+    expect(written).toBeGreaterThan(2 * 1024 * 1024);
+    // The memory held is the budget, plus what a garbage-collected runtime keeps in flight.
+    expect(peak - before).toBeLessThan(budgetMB + 64);
+  });
+});

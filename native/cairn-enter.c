@@ -20,11 +20,16 @@
 // pseudo-terminal, made inside the sandbox's own devpts, and copies bytes between it and the
 // runner's pipes.
 //
-// Request on fd 3: "<length>\n" then <length> bytes of NUL-terminated fields:
-//   "cairn-enter-1", target pid, expected user-namespace inode, uid, gid, working directory,
-//   terminal ("0", or "<cols>x<rows>"), cgroup count, that many cgroup.procs paths,
-//   argument count, that many arguments, variable count, that many NAME=value,
-//   filter length in bytes, then the filter (struct sock_filter[]) right after the last NUL.
+// The request comes on fd 3 in two messages, each "<length>\n" then <length> bytes of
+// NUL-terminated fields:
+//   where   "cairn-enter-2", target pid, expected user-namespace inode, cgroup count, that many
+//           cgroup.procs paths. The helper joins the cgroups and enters the namespaces, then
+//           waits: the runner keeps one helper ready per sandbox, so that an exec does not wait
+//           for a process to start or for the kernel to move one into a cgroup.
+//   what    uid, gid, working directory, terminal ("0", or "<cols>x<rows>"), argument count,
+//           that many arguments, variable count, that many NAME=value, filter length in bytes,
+//           then the filter (struct sock_filter[]) right after the last NUL.
+// If fd 3 ends before the second message (a ready helper that is not needed), it exits 0.
 
 #define _GNU_SOURCE
 #include <errno.h>
@@ -155,12 +160,16 @@ static char **strings(unsigned long long count) {
   return list;
 }
 
-static void read_request(struct request *request) {
+// Reads one message into `buffer`; returns 0 if fd 3 ended before it began.
+static int read_message(void) {
   char header[32];
   size_t used = 0;
   // The length line, a byte at a time: what follows it belongs to the body.
   while (used < sizeof header - 1) {
-    if (read_exactly(REQUEST_FD, header + used, 1) != 0) die_message("no request on fd 3");
+    if (read_exactly(REQUEST_FD, header + used, 1) != 0) {
+      if (used == 0) return 0;
+      die_message("the request's length line is cut short");
+    }
     if (header[used] == '\n') break;
     used++;
   }
@@ -171,10 +180,22 @@ static void read_request(struct request *request) {
   if (buffer == NULL) die("allocate the request");
   if (read_exactly(REQUEST_FD, buffer, length) != 0) die_message("the request is cut short");
   buffer_length = length;
+  cursor = 0;
+  return 1;
+}
 
-  if (strcmp(field(), "cairn-enter-1") != 0) die_message("the request's version is unknown");
+static void read_where(struct request *request) {
+  if (!read_message()) die_message("no request on fd 3");
+  if (strcmp(field(), "cairn-enter-2") != 0) die_message("the request's version is unknown");
   request->target = (pid_t)number("pid");
   request->userns_inode = number("user namespace inode");
+  request->cgroup_count = (int)number("cgroup count");
+  request->cgroups = strings((unsigned long long)request->cgroup_count);
+}
+
+// 0 when the runner let this ready helper go unused.
+static int read_what(struct request *request) {
+  if (!read_message()) return 0;
   request->uid = (uid_t)number("uid");
   request->gid = (gid_t)number("gid");
   request->cwd = field();
@@ -189,8 +210,6 @@ static void read_request(struct request *request) {
     request->cols = (unsigned short)cols;
     request->rows = (unsigned short)rows;
   }
-  request->cgroup_count = (int)number("cgroup count");
-  request->cgroups = strings((unsigned long long)request->cgroup_count);
   request->argv = strings(number("argument count"));
   if (request->argv[0] == NULL) die_message("the request has no command");
   request->envp = strings(number("variable count"));
@@ -202,6 +221,7 @@ static void read_request(struct request *request) {
   }
   request->filter.len = (unsigned short)(filter_bytes / sizeof(struct sock_filter));
   request->filter.filter = (struct sock_filter *)(buffer + cursor);
+  return 1;
 }
 
 // ---- entering the sandbox -------------------------------------------------------------------
@@ -407,11 +427,12 @@ int main(void) {
   // The runner's death ends this process; the command dies with its sandbox.
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   struct request request = {0};
-  read_request(&request);
+  read_where(&request);
   join_cgroups(&request);
   // Host root's supplementary groups must not follow it into the sandbox.
   if (setgroups(0, NULL) != 0) die("drop the supplementary groups");
   enter_namespaces(&request);
+  if (!read_what(&request)) return 0;
 
   int master = -1;
   if (request.terminal) {

@@ -2,11 +2,12 @@
 // parent over IPC; answers "cpu" with its CPU time so far; closes it (finishing requests in flight,
 // closing the database) when the parent says "close". Started by startServerProcess() in ./server-process.ts, never on its own.
 
-import { createServer } from "../../src/server/create-server.js";
+import { createServer, type ServerOptions } from "../../src/server/create-server.js";
 
 interface Options {
   readonly dataDir: string;
   readonly apiKey: string;
+  readonly sandboxes?: ServerOptions["sandboxes"];
 }
 
 if (process.send === undefined) {
@@ -21,6 +22,7 @@ const server = await createServer({
   apiKey: options.apiKey,
   // The benchmarks measure the service, not the per-key limiter (default 200 requests/s).
   rateLimit: { requestsPerSecond: 1_000_000, burst: 1_000_000 },
+  ...(options.sandboxes === undefined ? {} : { sandboxes: options.sandboxes }),
 });
 process.on("message", (message) => {
   if (message === "cpu") {

@@ -22,6 +22,8 @@ const closeTimeoutMs = 60_000;
 export async function startServerProcess(options: {
   dataDir: string;
   apiKey: string;
+  /** createServer({ sandboxes }) options, for the sandbox bench. */
+  sandboxes?: Record<string, unknown>;
 }): Promise<ServerProcess> {
   // `npm run bench` runs under tsx, whose loader is in execArgv; outside tsx, add it.
   const execArgv = process.execArgv.some((arg) => arg.includes("tsx"))

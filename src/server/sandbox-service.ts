@@ -39,7 +39,7 @@ export interface SandboxOptions {
   /**
    * What the runner may promise all its sandboxes: memory (default the host's RAM), CPUs (the
    * host's) and disk (the free space where workspaces live), and how far each may be
-   * overcommitted (memory 1, CPU 4, disk 1). A sandbox that does not fit is refused with 503.
+   * overcommitted (memory 1, CPU 16, disk 1). A sandbox that does not fit is refused with 503.
    */
   readonly capacity?: CapacityOptions;
   readonly prices?: Partial<SandboxPrices>;

@@ -8,7 +8,7 @@ import { detectCgroups } from "../../src/sandbox/runner/cgroups/detect.js";
 import { loopDevicesUnder, mountsUnder } from "../../src/sandbox/runner/recovery.js";
 import { runnerNameFor } from "../../src/server/sandbox-service.js";
 import { hostProcesses } from "./helpers.js";
-import { type Running, startService as start } from "./service-process.js";
+import { killServices, type Running, startService as start } from "./service-process.js";
 
 // The service stopped every way a supervisor or an operator stops it — SIGTERM, SIGINT, a
 // second SIGTERM 20 ms after the first, SIGKILL — ten times each, with sandboxes and execs
@@ -19,7 +19,8 @@ import { type Running, startService as start } from "./service-process.js";
 const rounds = 10;
 const folders: string[] = [];
 
-afterAll(() => {
+afterAll(async () => {
+  await killServices();
   for (const folder of folders) rmSync(folder, { recursive: true, force: true });
 });
 

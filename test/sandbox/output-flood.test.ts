@@ -4,19 +4,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Sandbox } from "cairn/sandbox";
 import { afterAll, describe, expect, it } from "vitest";
-import { type Running, startService } from "./service-process.js";
+import { killServices, startService } from "./service-process.js";
 
 // A tenant that writes its output one byte at a time, from many execs at once, to make the
 // service hold more memory than the bytes are worth. The service runs in a process of its own,
 // whose resident memory is measured while the flood goes on.
 const folders: string[] = [];
-let running: Running | undefined;
 
 afterAll(async () => {
-  if (running !== undefined && running.child.exitCode === null) {
-    running.child.kill("SIGTERM");
-    await running.exited;
-  }
+  await killServices();
   for (const folder of folders) rmSync(folder, { recursive: true, force: true });
 });
 
@@ -38,7 +34,7 @@ describe("output written a byte at a time", () => {
     }
     const dataDir = mkdtempSync(join(tmpdir(), "cairn-flood-"));
     folders.push(dataDir);
-    running = await startService("embedded", dataDir, {
+    const running = await startService("embedded", dataDir, {
       limits: { outputBudgetBytes: budgetMB * 1024 * 1024 },
     });
     const connection = { endpoint: running.url, apiKey: running.apiKey };
@@ -65,6 +61,8 @@ describe("output written a byte at a time", () => {
     const execs = await sandbox.execs();
     const written = execs.reduce((total, exec) => total + exec.outputBytes, 0);
     await sandbox.kill();
+    running.child.kill("SIGTERM");
+    await running.exited;
     // The flood was real: megabytes written in single bytes.
     expect(written).toBeGreaterThan(2 * 1024 * 1024);
     // The memory held is the budget, plus what a garbage-collected runtime keeps in flight.

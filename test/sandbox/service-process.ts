@@ -5,6 +5,20 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const fixture = fileURLToPath(new URL("../fixtures/sandbox/service.ts", import.meta.url));
+const children = new Set<ChildProcess>();
+
+/** Kills every service started here that is still running: a failed test leaves none behind. */
+export async function killServices(): Promise<void> {
+  await Promise.all(
+    [...children].map(async (child) => {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill("SIGKILL");
+        await once(child, "exit");
+      }
+    }),
+  );
+  children.clear();
+}
 
 export interface Running {
   readonly child: ChildProcess;
@@ -31,6 +45,8 @@ export async function startService(
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
+  children.add(child);
+  child.once("exit", () => children.delete(child));
   let stdout = "";
   let stderr = "";
   child.stdout?.on("data", (chunk: Buffer) => {

@@ -19,7 +19,10 @@ async function refusal(work: Promise<void> | (() => void)): Promise<SandboxCapac
 
 describe("admission", () => {
   it("admits while memory, CPUs and disk fit, and names the one that does not", async () => {
-    const admission = new Admission({ memoryMB: 2048, cpuCount: 1, diskMB: 100 }, tmpdir());
+    const admission = new Admission(
+      { memoryMB: 2048, cpuCount: 1, diskMB: 100, overcommit: { cpu: 4 } },
+      tmpdir(),
+    );
     await admission.admit(small, [], true);
     await admission.admit(small, [small], true);
     const memory = await refusal(admission.admit(small, [small, small], true));

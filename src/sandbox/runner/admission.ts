@@ -12,8 +12,9 @@ export interface CapacityOptions {
   readonly diskMB?: number;
   /**
    * How many times the capacity may be promised: sandboxes seldom use all they may. Default:
-   * memory 1 (the host cannot run out of memory through sandboxes), CPU 4 (a quota, not a
-   * reservation), disk 1 (a workspace can never take more of the host's disk than it was given).
+   * memory 1 (the host cannot run out of memory through sandboxes), CPU 16 (a quota, not a
+   * reservation: busy sandboxes share the CPUs), disk 1 (a workspace can never take more of
+   * the host's disk than it was given).
    */
   readonly overcommit?: { readonly memory?: number; readonly cpu?: number; readonly disk?: number };
 }
@@ -46,7 +47,7 @@ export class Admission {
   ) {
     this.overcommit = {
       memory: options.overcommit?.memory ?? 1,
-      cpu: options.overcommit?.cpu ?? 4,
+      cpu: options.overcommit?.cpu ?? 16,
       disk: options.overcommit?.disk ?? 1,
     };
   }

@@ -15,16 +15,20 @@ export interface SandboxEntry {
   readonly filter: Uint8Array;
 }
 
-export interface EnterRequest {
+/** What to run, once the helper is in the sandbox. */
+export interface EnterCommand {
   /** Inside the sandbox. */
   readonly cwd: string;
   readonly argv: readonly string[];
   /** The command's whole environment. */
   readonly env: Readonly<Record<string, string>>;
-  /** The cgroup.procs files to join before anything runs (the exec's, or the sandbox's). */
-  readonly cgroupProcs: readonly string[];
   /** A terminal of this size, made inside the sandbox; else pipes. */
   readonly terminal?: { readonly cols: number; readonly rows: number } | undefined;
+}
+
+export interface EnterRequest extends EnterCommand {
+  /** The cgroup.procs files to join before anything runs (the exec's, or the sandbox's). */
+  readonly cgroupProcs: readonly string[];
 }
 
 /** How a process started with {@link enterSandbox} ended. */
@@ -59,12 +63,31 @@ export class EnterError extends Error {
   }
 }
 
+/** An exec helper on its way into a sandbox (or there), waiting for what to run. */
+export interface ReadyEntry {
+  /** Runs the command: the helper forks into the sandbox and executes it. Once only. */
+  run(command: EnterCommand): EnteredProcess;
+  /** Lets the helper go unused: it exits. */
+  discard(): void;
+  /** Still usable: not run, not discarded, not dead. */
+  readonly usable: boolean;
+}
+
 /**
  * Starts a command inside a sandbox through the exec helper (native/cairn-enter.c): in its
  * namespaces and cgroup, as the sandbox user, with no capabilities and its seccomp filter. The
  * request goes over a pipe, never on a command line, and the helper gets no environment.
  */
 export function enterSandbox(entry: SandboxEntry, request: EnterRequest): EnteredProcess {
+  return prepareEntry(entry, request.cgroupProcs).run(request);
+}
+
+/**
+ * Starts an exec helper that joins `cgroupProcs` and enters the sandbox's namespaces, then
+ * waits for {@link ReadyEntry.run}: made ahead, it spares an exec the cost of starting a
+ * process and of the kernel moving it into a cgroup (tens of ms on cgroup v1).
+ */
+export function prepareEntry(entry: SandboxEntry, cgroupProcs: readonly string[]): ReadyEntry {
   const child = spawn(entry.helper, [], {
     env: {},
     stdio: ["pipe", "pipe", "pipe", "pipe", "pipe"],
@@ -76,8 +99,15 @@ export function enterSandbox(entry: SandboxEntry, request: EnterRequest): Entere
   // A command that does not read its stdin closes the pipe: not an error of the runner's.
   child.stdin?.on("error", () => undefined);
   control.on("error", () => undefined);
-  control.write(encodeRequest(entry, request));
-  if (request.terminal === undefined) control.end();
+  control.write(
+    message([
+      "cairn-enter-2",
+      String(entry.innerPid),
+      String(entry.usernsInode),
+      String(cgroupProcs.length),
+      ...cgroupProcs,
+    ]),
+  );
 
   let settleStarted: { resolve(pid: number): void; reject(error: Error): void } | undefined;
   const started = new Promise<number>((resolve, reject) => {
@@ -121,43 +151,62 @@ export function enterSandbox(entry: SandboxEntry, request: EnterRequest): Entere
       settle(`the exec helper ended (${how}) before the command started`);
     });
   });
+  let taken = false;
   return {
-    child,
-    stdin: child.stdin as Writable,
-    stdout: child.stdout as Readable,
-    stderr: child.stderr as Readable,
-    started,
-    exited,
-    resize(cols, rows) {
-      if (request.terminal !== undefined && control.writable) {
-        control.write(`resize ${Math.trunc(cols)} ${Math.trunc(rows)}\n`);
-      }
+    get usable() {
+      return !taken && helperExit === undefined && child.exitCode === null;
+    },
+    discard() {
+      if (taken) return;
+      taken = true;
+      control.end();
+    },
+    run(command) {
+      if (taken) throw new Error("this exec helper was already used");
+      taken = true;
+      control.write(
+        message(
+          [
+            String(sandboxUser.uid),
+            String(sandboxUser.gid),
+            command.cwd,
+            command.terminal === undefined
+              ? "0"
+              : `${command.terminal.cols}x${command.terminal.rows}`,
+            String(command.argv.length),
+            ...command.argv,
+            String(Object.keys(command.env).length),
+            ...Object.entries(command.env).map(([name, value]) => `${name}=${value}`),
+            String(entry.filter.byteLength),
+          ],
+          entry.filter,
+        ),
+      );
+      // Terminal mode keeps the pipe for resizes; else the helper reads nothing more.
+      if (command.terminal === undefined) control.end();
+      return {
+        child,
+        stdin: child.stdin as Writable,
+        stdout: child.stdout as Readable,
+        stderr: child.stderr as Readable,
+        started,
+        exited,
+        resize(cols, rows) {
+          if (command.terminal !== undefined && control.writable) {
+            control.write(`resize ${Math.trunc(cols)} ${Math.trunc(rows)}\n`);
+          }
+        },
+      };
     },
   };
 }
 
-/** The request the helper reads on fd 3: "<length>\n", then NUL-terminated fields. */
-function encodeRequest(entry: SandboxEntry, request: EnterRequest): Buffer {
-  const fields = [
-    "cairn-enter-1",
-    String(entry.innerPid),
-    String(entry.usernsInode),
-    String(sandboxUser.uid),
-    String(sandboxUser.gid),
-    request.cwd,
-    request.terminal === undefined ? "0" : `${request.terminal.cols}x${request.terminal.rows}`,
-    String(request.cgroupProcs.length),
-    ...request.cgroupProcs,
-    String(request.argv.length),
-    ...request.argv,
-    String(Object.keys(request.env).length),
-    ...Object.entries(request.env).map(([name, value]) => `${name}=${value}`),
-    String(entry.filter.byteLength),
-  ];
+/** One message of the helper's request: "<length>\n", NUL-terminated fields, then `tail`. */
+function message(fields: readonly string[], tail: Uint8Array = new Uint8Array()): Buffer {
   for (const field of fields) {
     if (field.includes("\0")) throw new Error("a field of an exec contains a NUL byte");
   }
-  const body = Buffer.concat([Buffer.from(`${fields.join("\0")}\0`), entry.filter]);
+  const body = Buffer.concat([Buffer.from(`${fields.join("\0")}\0`), tail]);
   return Buffer.concat([Buffer.from(`${body.byteLength}\n`), body]);
 }
 

@@ -378,6 +378,7 @@ export class SandboxRunner {
 
   async exec(projectId: string, id: string, request: ExecRequest): Promise<ExecSession> {
     const sandbox = this.running(projectId, id);
+    this.launcher.noteActivity();
     const cap = this.limits.execsPerSandbox;
     const running = [...sandbox.execs.values()].filter((each) => each.exited === undefined);
     if (running.length >= cap) {
@@ -385,7 +386,9 @@ export class SandboxRunner {
         `sandbox ${id} already has ${cap} execs running, the most a sandbox may (sandboxes.limits.execsPerSandbox); wait for some to end`,
       );
     }
-    const child = await sandbox.cgroup?.child(`ex${randomBytes(6).toString("hex")}`);
+    const standby = sandbox.standby.take();
+    const child =
+      standby?.cgroup ?? (await sandbox.cgroup?.child(`ex${randomBytes(6).toString("hex")}`));
     try {
       this.stillRunning(sandbox);
       const session = await ExecSession.start(
@@ -406,6 +409,7 @@ export class SandboxRunner {
         },
         request,
         { bufferBytes: this.limits.outputBufferBytes, budget: this.outputBudget },
+        standby?.entry,
       );
       sandbox.execs.set(session.execId, session);
       this.forgetOldExecs(sandbox);

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { log } from "../../core/logger.js";
 import type { CgroupDriver, SandboxCgroup } from "./cgroups/types.js";
 import type { SandboxEntry } from "./enter.js";
+import { ExecStandby } from "./exec/exec-standby.js";
 import { type BwrapInfo, type LaunchedSandbox, launchSandbox } from "./launch.js";
 import type { RunnerTemplate } from "./templates.js";
 import { type Workspace, WorkspaceDisks } from "./workspace-disks.js";
@@ -33,6 +34,8 @@ export interface Booted {
   readonly launched: LaunchedSandbox;
   /** What starts a process inside it (execs, file operations). */
   readonly entry: SandboxEntry;
+  /** Its next exec's helper, made ahead. */
+  readonly standby: ExecStandby;
 }
 
 export interface LauncherSettings {
@@ -67,6 +70,8 @@ export class SandboxLauncher {
   private readonly warm: Booted[] = [];
   private warming: Promise<void> | undefined;
   private closed = false;
+  /** When a request last needed the runner (performance.now()). */
+  private lastActivity = 0;
 
   constructor(private readonly settings: LauncherSettings) {
     this.disks = new WorkspaceDisks({
@@ -74,6 +79,7 @@ export class SandboxLauncher {
       enforce: settings.host.diskLimits,
       poolCount: settings.host.diskLimits ? settings.workspacePool : 0,
       poolSizeMB: settings.defaultDiskMB,
+      whenQuiet: () => this.quietMoment(),
     });
   }
 
@@ -92,6 +98,7 @@ export class SandboxLauncher {
     sizes: { memoryMB: number; cpuCount: number; diskMB: number },
     cgroupName: string,
   ): Promise<Booted> {
+    this.noteActivity();
     const index = this.warm.findIndex(
       (each) => each.template === template.name && each.diskMB === sizes.diskMB,
     );
@@ -109,11 +116,32 @@ export class SandboxLauncher {
     return booted;
   }
 
+  /**
+   * A request is being served (a creation, an exec): work in the background (formatting disks,
+   * starting warm sandboxes, each several process spawns that hold the event loop) waits for a
+   * quiet moment, so that it does not slow the requests it is preparing for.
+   */
+  noteActivity(): void {
+    this.lastActivity = performance.now();
+  }
+
+  /** Resolves after 100 ms without a request, or 1 s after it was asked, whichever is first. */
+  private async quietMoment(): Promise<void> {
+    const asked = performance.now();
+    for (;;) {
+      const now = performance.now();
+      const quietFor = now - this.lastActivity;
+      if (quietFor >= quietMs || now - asked >= maxQuietWaitMs || this.closed) return;
+      await delay(Math.min(quietMs - quietFor, maxQuietWaitMs - (now - asked)));
+    }
+  }
+
   /** Kills a sandbox's processes and frees what it held. Errors are logged, never thrown. */
   async release(booted: Booted): Promise<void> {
     const problem = (what: string) => (error: unknown) => {
       log.error(`could not ${what} of a sandbox`, error);
     };
+    await booted.standby.close();
     await booted.cgroup?.killAll().catch(problem("kill the processes"));
     // Without a cgroup: bwrap's death takes its namespace's processes with it (pid 1 dies).
     killGroup(booted.launched.process.pid);
@@ -156,6 +184,18 @@ export class SandboxLauncher {
       });
       // Formatting the next workspaces would compete with this start for the CPU: after it.
       this.disks.refill();
+      const entry: SandboxEntry = {
+        helper: this.settings.host.enterHelper,
+        innerPid: launched.innerPid,
+        usernsInode: launched.usernsInode,
+        filter: this.settings.host.seccompFilter,
+      };
+      const standby = new ExecStandby({
+        sandboxCgroup: cgroup,
+        entry,
+        whenQuiet: () => this.quietMoment(),
+      });
+      standby.refill();
       return {
         template: template.name,
         diskMB: sizes.diskMB,
@@ -164,12 +204,8 @@ export class SandboxLauncher {
         cgroup,
         workspace,
         launched,
-        entry: {
-          helper: this.settings.host.enterHelper,
-          innerPid: launched.innerPid,
-          usernsInode: launched.usernsInode,
-          filter: this.settings.host.seccompFilter,
-        },
+        entry,
+        standby,
       };
     } catch (error) {
       await cgroup?.destroy().catch(() => undefined);
@@ -186,9 +222,8 @@ export class SandboxLauncher {
     const template = this.settings.templates.get("base");
     if (template === undefined) return;
     this.warming = (async () => {
-      // After the creation that called for it has answered: they would compete for the CPU.
-      await delay(20);
       while (!this.closed && this.warm.length < wanted) {
+        await this.quietMoment();
         const sizes = { memoryMB: 1024, cpuCount: 1, diskMB: this.settings.defaultDiskMB };
         const booted = await this.boot(
           template,
@@ -237,6 +272,9 @@ function killGroup(pid: number | undefined): void {
     // Gone already.
   }
 }
+
+const quietMs = 100;
+const maxQuietWaitMs = 1_000;
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());

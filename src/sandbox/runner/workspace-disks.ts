@@ -26,6 +26,8 @@ export interface WorkspaceDiskOptions {
   /** Workspaces of `poolSizeMB` kept formatted and mounted ahead, so a create does not wait. */
   readonly poolCount: number;
   readonly poolSizeMB: number;
+  /** Resolves when background work may go on without slowing a request. */
+  readonly whenQuiet?: () => Promise<void>;
 }
 
 interface Prepared {
@@ -78,6 +80,8 @@ export class WorkspaceDisks {
     if (this.refilling !== undefined || this.closed) return;
     this.refilling = (async () => {
       while (!this.closed && this.ready.length < this.options.poolCount) {
+        await this.options.whenQuiet?.();
+        if (this.closed) break;
         const prepared = await this.prepare(this.options.poolSizeMB).catch((error: unknown) => {
           log.error("could not prepare a sandbox workspace", error);
           return undefined;

@@ -2,7 +2,13 @@ import { randomBytes } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import type { ExecRecord, ExecSignal } from "../../../core/wire/exec-protocol.js";
 import type { CgroupUsage } from "../cgroups/types.js";
-import { EnterError, type EnteredProcess, enterSandbox, type SandboxEntry } from "../enter.js";
+import {
+  EnterError,
+  type EnteredProcess,
+  enterSandbox,
+  type ReadyEntry,
+  type SandboxEntry,
+} from "../enter.js";
 import { sandboxUser } from "../sandbox-etc.js";
 import type { ExecSessionPort } from "./exec-socket.js";
 import { type OutputBudget, OutputBuffer } from "./output-buffer.js";
@@ -66,8 +72,11 @@ export class ExecSession implements ExecSessionPort {
   private process: EnteredProcess | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private endReason: ExecState | undefined;
-  /** Host pid of the command: it leads its own session and process group. */
-  private pid = 0;
+  /**
+   * Host pid of the command (it leads its own session and process group), once it runs;
+   * undefined if it could not start.
+   */
+  private pid: Promise<number | undefined> = Promise.resolve(undefined);
 
   private constructor(
     readonly place: ExecPlace,
@@ -78,17 +87,18 @@ export class ExecSession implements ExecSessionPort {
   }
 
   /**
-   * Starts the command; resolves once it runs, or once it is known that it could not (then
-   * the exec has ended as `failed`, with the reason on its stderr).
+   * Starts the command. One that cannot run (no such program, a bad cwd) ends as `failed`,
+   * with the reason on its stderr, a moment later.
    */
   static async start(
     place: ExecPlace,
     request: ExecRequest,
     output: { bufferBytes?: number | undefined; budget?: OutputBudget | undefined } = {},
+    ready?: ReadyEntry,
   ): Promise<ExecSession> {
     const session = new ExecSession(place, request, output);
     try {
-      await session.spawn();
+      session.spawn(ready);
     } catch (error) {
       session.output.release();
       throw error;
@@ -171,13 +181,13 @@ export class ExecSession implements ExecSessionPort {
    * exit as it chooses. SIGKILL goes to every process of the exec, escapees of its session too.
    */
   signal(name: ExecSignal): void {
-    if (this.exited !== undefined || this.pid === 0) return;
-    if (name === "SIGKILL") {
-      sendSignal(-this.pid, name);
-      return;
-    }
-    void sessionMembers(this.pid).then((pids) => {
-      for (const pid of pids) sendSignal(pid, name);
+    void this.pid.then(async (leader) => {
+      if (this.exited !== undefined || leader === undefined) return;
+      if (name === "SIGKILL") {
+        sendSignal(-leader, name);
+        return;
+      }
+      for (const pid of await sessionMembers(leader)) sendSignal(pid, name);
     });
   }
 
@@ -200,9 +210,10 @@ export class ExecSession implements ExecSessionPort {
     this.process?.stderr.resume();
   }
 
-  private async spawn(): Promise<void> {
+  /** Runs the command through `ready` (a helper made ahead in the exec's cgroup), or a new one. */
+  private spawn(ready: ReadyEntry | undefined): void {
     const { cmd, args, cwd, pty } = this.request;
-    const entered = enterSandbox(this.place.entry, {
+    const command = {
       cwd,
       argv: [cmd, ...args],
       env: {
@@ -210,9 +221,12 @@ export class ExecSession implements ExecSessionPort {
         ...(pty === undefined ? {} : { TERM: "xterm-256color" }),
         ...this.request.env,
       },
-      cgroupProcs: this.place.cgroupProcs,
       terminal: pty,
-    });
+    };
+    const entered =
+      ready?.usable === true
+        ? ready.run(command)
+        : enterSandbox(this.place.entry, { ...command, cgroupProcs: this.place.cgroupProcs });
     this.process = entered;
     entered.stdout.on("data", (chunk: Buffer) => this.output.append(1, chunk));
     entered.stderr.on("data", (chunk: Buffer) => this.output.append(2, chunk));
@@ -232,16 +246,17 @@ export class ExecSession implements ExecSessionPort {
         this.finish(exit.exitCode, exit.signal);
       }, exitGraceMs).unref();
     });
-    try {
-      this.pid = await entered.started;
-    } catch (error) {
-      // The command could not run (no such program, a bad cwd, a sandbox that just stopped):
-      // the exec exists, has ended as failed, and says why on its stderr.
-      const message = error instanceof EnterError ? error.message : String(error);
-      this.endReason = "failed";
-      this.output.append(2, Buffer.from(`cairn: could not start the command: ${message}\n`));
-      return;
-    }
+    this.pid = entered.started.then(
+      (pid) => pid,
+      (error: unknown) => {
+        // The command could not run (no such program, a bad cwd, a sandbox that just
+        // stopped): the exec exists, ends as failed, and says why on its stderr.
+        const message = error instanceof EnterError ? error.message : String(error);
+        this.endReason = "failed";
+        this.output.append(2, Buffer.from(`cairn: could not start the command: ${message}\n`));
+        return undefined;
+      },
+    );
     if (this.request.timeoutMs !== undefined) {
       this.timer = setTimeout(() => {
         // The sandbox's own stop kills whatever this could not.

@@ -4,7 +4,6 @@ import {
   clientControlSchema,
   decodeChannelFrame,
   type ExecSignal,
-  encodeChannelFrame,
   type RunnerControl,
 } from "../../../core/wire/exec-protocol.js";
 import type { OutputBuffer } from "./output-buffer.js";
@@ -48,8 +47,20 @@ export interface ExecSocketOptions {
 }
 
 const mebibyte = 1024 * 1024;
-/** Output read and framed at a time: frames stay large, and a replay is paced. */
+/** Output framed at a time: frames stay large, and a replay is paced. */
 const sliceBytes = 256 * 1024;
+
+/** Frame buffers written out and ready again, shared by every socket; a few are kept. */
+const slabs = {
+  free: [] as Uint8Array[],
+  give(slab: Uint8Array): void {
+    if (this.free.length < 32) this.free.push(slab);
+  },
+};
+
+function takeSlab(): Uint8Array {
+  return slabs.free.pop() ?? new Uint8Array(sliceBytes + 1);
+}
 
 // The sockets following each exec, for the cap on them.
 const attached = new WeakMap<ExecSessionPort, Set<WebSocket>>();
@@ -125,10 +136,17 @@ export function attachExecSocket(
       return;
     }
     while (next < output.end) {
-      for (const chunk of output.read(next, sliceBytes).chunks) {
-        socket.send(encodeChannelFrame(chunk.channel, chunk.bytes), afterSend);
-        next = chunk.offset + chunk.bytes.byteLength;
-      }
+      // A frame is a pooled slab: the channel byte, then a run of one channel's output copied
+      // from the buffer. It goes back to the pool once the socket has written it out, so a
+      // stream of any length allocates nothing.
+      const slab = takeSlab();
+      const run = output.readRunInto(next, slab.subarray(1));
+      slab[0] = run.channel;
+      socket.send(slab.subarray(0, run.length + 1), (error) => {
+        slabs.give(slab);
+        afterSend(error);
+      });
+      next += run.length;
       if (socket.bufferedAmount > highWater) {
         congested = true;
         setCongested(session, socket, true);

@@ -67,6 +67,9 @@ export class OutputBuffer {
   #stderr: Uint8Array;
   #start = 0;
   #end = 0;
+  /** Offsets just past the last byte of each channel: a range after one is all the other. */
+  #stdoutEnd = 0;
+  #stderrEnd = 0;
   #released = false;
   readonly #listeners = new Set<() => void>();
 
@@ -113,6 +116,8 @@ export class OutputBuffer {
     this.#markChannel(position, first, channel);
     this.#markChannel(0, kept.byteLength - first, channel);
     this.#end += bytes.byteLength;
+    if (channel === 1) this.#stdoutEnd = this.#end;
+    else this.#stderrEnd = this.#end;
     this.#start = Math.max(this.#start, this.#end - size);
     for (const listener of [...this.#listeners]) listener();
   }
@@ -136,10 +141,28 @@ export class OutputBuffer {
     for (let offset = from; offset < to; ) {
       const channel = this.#channelAt(offset);
       const runEnd = this.#runEnd(offset, to, channel);
-      chunks.push({ channel, bytes: this.#copy(offset, runEnd), offset });
+      const bytes = new Uint8Array(runEnd - offset);
+      this.#copyInto(offset, bytes);
+      chunks.push({ channel, bytes, offset });
       offset = runEnd;
     }
     return { dropped: from - since, chunks };
+  }
+
+  /**
+   * Copies the output from `since` (held, and before {@link end}) into `target`, as far as the
+   * bytes are of one channel and fit: for a writer that reuses its buffers. Returns the channel
+   * and how many bytes were copied.
+   */
+  readRunInto(since: number, target: Uint8Array): { channel: 1 | 2; length: number } {
+    if (!Number.isSafeInteger(since) || since < this.#start || since > this.#end) {
+      throw new RangeError(`since ${since} is not held (${this.#start} to ${this.#end})`);
+    }
+    if (since === this.#end) return { channel: 1, length: 0 };
+    const channel = this.#channelAt(since);
+    const runEnd = this.#runEnd(since, Math.min(this.#end, since + target.byteLength), channel);
+    this.#copyInto(since, target.subarray(0, runEnd - since));
+    return { channel, length: runEnd - since };
   }
 
   /** Calls `listener` after every append from now on; returns the unsubscribe. */
@@ -179,7 +202,8 @@ export class OutputBuffer {
     // Every held byte moves to its offset's place in the larger ring.
     for (let offset = this.#start; offset < this.#end; ) {
       const runEnd = this.#runEnd(offset, this.#end, this.#channelAt(offset));
-      const bytes = this.#copy(offset, runEnd);
+      const bytes = new Uint8Array(runEnd - offset);
+      this.#copyInto(offset, bytes);
       const channel = this.#channelAt(offset);
       const position = offset % next;
       const first = Math.min(bytes.byteLength, next - position);
@@ -202,6 +226,8 @@ export class OutputBuffer {
 
   /** The first offset at or after `offset`, and before `limit`, of another channel. */
   #runEnd(offset: number, limit: number, channel: 1 | 2): number {
+    // Past the other channel's last byte, the rest is all this channel's: no bits to read.
+    if (offset >= (channel === 1 ? this.#stderrEnd : this.#stdoutEnd)) return limit;
     const size = this.#data.byteLength;
     const wholeByte = channel === 2 ? 0xff : 0x00;
     let at = offset;
@@ -220,14 +246,13 @@ export class OutputBuffer {
     return at;
   }
 
-  #copy(from: number, to: number): Uint8Array {
+  /** Copies the held bytes from offset `from` into all of `target`. */
+  #copyInto(from: number, target: Uint8Array): void {
     const size = this.#data.byteLength;
-    const copy = new Uint8Array(to - from);
     const position = from % size;
-    const first = Math.min(copy.byteLength, size - position);
-    copy.set(this.#data.subarray(position, position + first), 0);
-    copy.set(this.#data.subarray(0, copy.byteLength - first), first);
-    return copy;
+    const first = Math.min(target.byteLength, size - position);
+    target.set(this.#data.subarray(position, position + first), 0);
+    target.set(this.#data.subarray(0, target.byteLength - first), first);
   }
 
   #markChannel(position: number, length: number, channel: 1 | 2): void {

@@ -49,6 +49,7 @@
 #include <sys/fsuid.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -73,7 +74,11 @@ static void status(const char *format, ...) {
   int length = vsnprintf(line, sizeof line, format, args);
   va_end(args);
   if (length < 0) return;
-  if ((size_t)length >= sizeof line) length = sizeof line - 1;
+  if ((size_t)length >= sizeof line) {
+    // Cut short, but still one line: the runner reads line by line.
+    length = sizeof line - 1;
+    line[length - 1] = '\n';
+  }
   ssize_t ignored = write(STATUS_FD, line, (size_t)length);
   (void)ignored;
 }
@@ -236,10 +241,12 @@ static void join_cgroups(const struct request *request) {
   }
 }
 
-static int open_namespace(pid_t target, const char *name) {
-  char path[64];
-  snprintf(path, sizeof path, "/proc/%d/ns/%s", target, name);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+// Opened relative to one /proc/<pid> directory, so every namespace is of the same process:
+// the one whose user namespace is checked below, not one that took over its pid meanwhile.
+static int open_namespace(int process, const char *name) {
+  char path[32];
+  snprintf(path, sizeof path, "ns/%s", name);
+  int fd = openat(process, path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) die("open the sandbox's namespaces (has the sandbox stopped?)");
   return fd;
 }
@@ -255,14 +262,19 @@ static void enter_namespaces(const struct request *request) {
       {"net", CLONE_NEWNET},       {"pid", CLONE_NEWPID}, {"mnt", CLONE_NEWNS},
   };
   enum { count = sizeof order / sizeof order[0] };
-  int user = open_namespace(request->target, "user");
+  char path[32];
+  snprintf(path, sizeof path, "/proc/%d", request->target);
+  int process = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (process < 0) die("find the sandbox's first process (has the sandbox stopped?)");
+  int user = open_namespace(process, "user");
   struct stat identity;
   // A pid that outlived its sandbox and was reused must not lead anywhere else.
   if (fstat(user, &identity) != 0 || identity.st_ino != request->userns_inode) {
     die_message("the sandbox's first process is gone (its pid now belongs to another process)");
   }
   int fds[count];
-  for (int index = 0; index < count; index++) fds[index] = open_namespace(request->target, order[index].name);
+  for (int index = 0; index < count; index++) fds[index] = open_namespace(process, order[index].name);
+  close(process);
   // As root of the host first; the sandbox's user namespace last, which leaves root behind.
   for (int index = 0; index < count; index++) {
     if (setns(fds[index], order[index].type) != 0) die("enter the sandbox's namespaces");
@@ -305,6 +317,21 @@ static void default_signals(void) {
   }
 }
 
+// Closes every fd above 2 but `keep`: close_range where the kernel has it (5.9), else one by one.
+static void close_all_but(int keep) {
+  if (syscall(SYS_close_range, 3, keep - 1, 0) == 0 &&
+      syscall(SYS_close_range, keep + 1, ~0U, 0) == 0) {
+    return;
+  }
+  struct rlimit limit;
+  int highest = getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < 1048576
+                    ? (int)limit.rlim_cur
+                    : 1048576;
+  for (int fd = 3; fd < highest; fd++) {
+    if (fd != keep) close(fd);
+  }
+}
+
 // Runs in the sandbox's pid namespace. `report` is a close-on-exec pipe: a successful exec
 // closes it empty; a failure writes its errno first.
 static void run_command(const struct request *request, int terminal_fd, int report) {
@@ -325,8 +352,9 @@ static void run_command(const struct request *request, int terminal_fd, int repo
   become_sandbox_user(request);
   if (chdir(request->cwd) != 0) {
     int error = errno;
-    dprintf(2, "cairn: cannot change to %s: %s\n", request->cwd, strerror(error));
-    ssize_t ignored = write(report, &error, sizeof error);
+    status("failed %d cannot change to %s: %s\n", error, request->cwd, strerror(error));
+    int said = -1;
+    ssize_t ignored = write(report, &said, sizeof said);
     (void)ignored;
     _exit(126);
   }
@@ -336,8 +364,7 @@ static void run_command(const struct request *request, int terminal_fd, int repo
   extern char **environ;
   environ = request->envp;
   // Nothing of the runner's but stdio and the report pipe (close-on-exec) crosses the exec.
-  syscall(SYS_close_range, 3, report - 1, 0);
-  syscall(SYS_close_range, report + 1, ~0U, 0);
+  close_all_but(report);
   execvp(request->argv[0], request->argv);
   int error = errno;
   dprintf(2, "cairn: cannot run %s: %s\n", request->argv[0], strerror(error));
@@ -384,18 +411,23 @@ static void read_controls(int master, char *pending, size_t *used, int *open_con
 }
 
 // Copies stdin to the terminal and the terminal to stdout until the command has exited and
-// the terminal has nothing more to say.
+// the terminal has nothing more to say. The master is non-blocking: input the command does not
+// read waits here (at most one buffer of it, then stdin is not read), so a command that writes
+// without reading can never block the relay.
 static void relay_terminal(int master, pid_t child) {
   int pidfd = (int)syscall(SYS_pidfd_open, child, 0);
   if (pidfd < 0) die("watch the command (pidfd_open needs Linux 5.3)");
-  int open_input = 1, open_control = 1, exited = 0;
+  if (fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK) != 0) die("set up the terminal");
+  int open_input = 1, open_control = 1, open_master = 1, exited = 0;
   char pending[256];
   size_t used = 0;
-  char bytes[65536];
+  static char input[65536];
+  size_t input_length = 0;
+  static char bytes[65536];
   for (;;) {
     struct pollfd fds[4] = {
-        {.fd = master, .events = POLLIN},
-        {.fd = open_input ? 0 : -1, .events = POLLIN},
+        {.fd = open_master ? master : -1, .events = POLLIN | (input_length > 0 ? POLLOUT : 0)},
+        {.fd = open_input && input_length == 0 ? 0 : -1, .events = POLLIN},
         {.fd = open_control ? REQUEST_FD : -1, .events = POLLIN},
         {.fd = exited ? -1 : pidfd, .events = POLLIN},
     };
@@ -404,21 +436,38 @@ static void relay_terminal(int master, pid_t child) {
       if (errno == EINTR) continue;
       return;
     }
+    int drained = 1;
     if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
       ssize_t got = read(master, bytes, sizeof bytes);
-      if (got > 0) write_all(1, bytes, (size_t)got);
-      else if (got < 0 && errno == EINTR) continue;
-      else if (exited) return;  // EIO: every copy of the terminal is closed.
-    } else if (exited) {
-      return;
+      if (got > 0) {
+        write_all(1, bytes, (size_t)got);
+        drained = 0;
+      } else if (got < 0 && (errno == EINTR || errno == EAGAIN)) {
+        drained = 0;
+      } else {
+        // EIO: no process holds the terminal any more (the command may still run, without
+        // it, as after nohup). Nothing more will come out of it.
+        open_master = 0;
+      }
     }
+    if (open_master && input_length > 0 && (fds[0].revents & POLLOUT)) {
+      ssize_t written = write(master, input, input_length);
+      if (written > 0) {
+        memmove(input, input + written, input_length - (size_t)written);
+        input_length -= (size_t)written;
+      } else if (written < 0 && errno != EAGAIN && errno != EINTR) {
+        input_length = 0;
+      }
+    }
+    if (!open_master) input_length = 0;
     if (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) {
-      ssize_t got = read(0, bytes, sizeof bytes);
-      if (got > 0) write_all(master, bytes, (size_t)got);
+      ssize_t got = read(0, input, sizeof input);
+      if (got > 0) input_length = (size_t)got;
       else if (got == 0 || errno != EINTR) open_input = 0;
     }
     if (fds[2].revents & (POLLIN | POLLHUP | POLLERR)) read_controls(master, pending, &used, &open_control);
     if (fds[3].revents & POLLIN) exited = 1;
+    if (exited && (drained || !open_master)) return;
   }
 }
 
@@ -439,7 +488,12 @@ int main(void) {
     // The sandbox's own devpts: the terminal and its process group belong to the sandbox, and
     // the terminal to the sandbox user (devpts gives it to the opener's filesystem uid). This
     // process needs no other file access as root from here on.
-    if (setfsgid(request.gid) < 0 || setfsuid(request.uid) < 0) die("act as the sandbox user");
+    setfsgid(request.gid);
+    setfsuid(request.uid);
+    // setfs*id() says nothing of failure but the old id: ask again.
+    if ((gid_t)setfsgid((gid_t)-1) != request.gid || (uid_t)setfsuid((uid_t)-1) != request.uid) {
+      die_message("cannot act as the sandbox user");
+    }
     master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
     if (master < 0 || unlockpt(master) != 0) die("make a terminal in the sandbox");
     struct winsize size = {.ws_row = request.rows, .ws_col = request.cols};

@@ -43,7 +43,7 @@ export interface SandboxOptions {
    */
   readonly capacity?: CapacityOptions;
   readonly prices?: Partial<SandboxPrices>;
-  /** A name for this runner's cgroups (several services on one host). Default: the pid. */
+  /** A name for this runner's cgroups and runtime folder. Default: from the data directory. */
   readonly runnerName?: string;
 }
 

@@ -33,7 +33,7 @@ export interface LaunchSpec {
 export interface LaunchedSandbox {
   /** The bwrap process on the host. */
   readonly process: ChildProcess;
-  /** Host pid of the process that keeps the sandbox (its command): execs enter its namespaces. */
+  /** Host pid of the sandbox's first process (its pid 1): execs enter its namespaces. */
   readonly innerPid: number;
   /** Inode of that process's user namespace, which identifies the sandbox. */
   readonly usernsInode: number;
@@ -254,8 +254,11 @@ export function launchSandbox(spec: LaunchSpec): Promise<LaunchedSandbox> {
         settled = true;
         // bwrap reports the pid before its child has finished setting up (uid map, mounts):
         // an exec entering now could find the sandbox half made. Its command running means done.
-        void commandStarted(Number(match[1]), keeper)
-          .then(async (innerPid) => {
+        // Execs enter the namespaces of bwrap's child, the sandbox's pid 1: a process of the
+        // sandbox's own cannot kill it (its pid stays the sandbox's for as long as it lives).
+        const innerPid = Number(match[1]);
+        void commandStarted(innerPid, keeper)
+          .then(async () => {
             const { ino } = await stat(`/proc/${innerPid}/ns/user`);
             resolve({
               process: child,

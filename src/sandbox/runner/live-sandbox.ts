@@ -7,6 +7,8 @@ export interface LiveSandbox extends Booted {
   record: SandboxRecord;
   readonly projectId: string;
   readonly execs: Map<string, ExecSession>;
+  /** Execs admitted and still starting (not yet in `execs`). */
+  startingExecs: number;
   /** CPU seconds of the cgroup when the open usage segment began. */
   cpuAtSegmentStart: number;
   expiryTimer: ReturnType<typeof setTimeout> | undefined;

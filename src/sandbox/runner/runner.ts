@@ -235,6 +235,7 @@ export class SandboxRunner {
         record: { ...record, status: "running" },
         projectId,
         execs: new Map(),
+        startingExecs: 0,
         // A warm sandbox used a little CPU before it was handed over: not this sandbox's.
         cpuAtSegmentStart: (await cgroup?.usage().catch(() => undefined))?.cpuSeconds ?? 0,
         expiryTimer: undefined,
@@ -381,11 +382,22 @@ export class SandboxRunner {
     this.launcher.noteActivity();
     const cap = this.limits.execsPerSandbox;
     const running = [...sandbox.execs.values()].filter((each) => each.exited === undefined);
-    if (running.length >= cap) {
+    // Execs still starting count too: concurrent requests cannot all pass the check.
+    if (running.length + sandbox.startingExecs >= cap) {
       throw new SandboxLimitError(
         `sandbox ${id} already has ${cap} execs running, the most a sandbox may (sandboxes.limits.execsPerSandbox); wait for some to end`,
       );
     }
+    sandbox.startingExecs++;
+    try {
+      return await this.startExec(sandbox, request);
+    } finally {
+      sandbox.startingExecs--;
+    }
+  }
+
+  private async startExec(sandbox: LiveSandbox, request: ExecRequest): Promise<ExecSession> {
+    const id = sandbox.record.id;
     const standby = sandbox.standby.take();
     const child =
       standby?.cgroup ?? (await sandbox.cgroup?.child(`ex${randomBytes(6).toString("hex")}`));
@@ -487,8 +499,11 @@ export class SandboxRunner {
       );
       const cpu = (await sandbox.cgroup?.usage().catch(() => undefined))?.cpuSeconds;
       await this.launcher.release(sandbox);
-      // Their sockets have had the last bytes and the exit: the memory goes back.
-      for (const session of sandbox.execs.values()) session.output.release();
+      // Each exec reads its last bytes and says how it ended (to its sockets too) before its
+      // memory goes back; a few seconds at most.
+      const sessions = [...sandbox.execs.values()];
+      await Promise.race([Promise.all(sessions.map((session) => session.wait())), delay(3_000)]);
+      for (const session of sessions) session.output.release();
       const now = Date.now();
       this.settings.records.closeSegment(
         sandbox.record.id,
@@ -552,4 +567,8 @@ export class SandboxRunner {
       session.output.release();
     }
   }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

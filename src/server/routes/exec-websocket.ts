@@ -3,7 +3,11 @@ import type { Context } from "hono";
 import { Hono } from "hono";
 import type { WebSocket } from "ws";
 import { SandboxLimitError } from "../../core/errors/index.js";
-import { attachExecSocket, execSocketCount } from "../../sandbox/runner/exec/exec-socket.js";
+import {
+  admitExecSocket,
+  attachExecSocket,
+  execSocketCount,
+} from "../../sandbox/runner/exec/exec-socket.js";
 import { ApiError } from "../http/api-error.js";
 import type { AuthVariables } from "../http/auth.js";
 import type { Caller, ProjectStore } from "../store/projects.js";
@@ -80,6 +84,7 @@ export function execWebSocketRoutes(service: SandboxService) {
           `exec ${session.execId} already has ${runner.limits.socketsPerExec} WebSockets following it, the most an exec may (sandboxes.limits.socketsPerExec); close one first`,
         );
       }
+      admitExecSocket(session);
       return {
         onOpen(_event, socket) {
           attachExecSocket(socket.raw as WebSocket, session, offset);

@@ -243,6 +243,30 @@ describe("attachExecSocket", () => {
     await until(() => session.resumes === session.pauses, "the resume");
   });
 
+  it("pauses the process for a stalled reader of small frames, long before their bytes add up", async () => {
+    const session = new FakeExecSession(256 * 1024 * 1024);
+    // A high-water mark in bytes far above what is queued here: only the frames can pause it.
+    const connect = await serve(session, { highWaterBytes: 128 * 1024 * 1024 });
+    const stalled = await connect();
+    stalled.tcp.pause();
+    // A burst that fills the kernel's buffers, then a byte at a time: frames pile up.
+    for (let index = 0; index < 32; index++) session.output.append(1, new Uint8Array(1024 * 1024));
+    await nextTurn();
+    let frames = 0;
+    while (session.pauses === 0 && frames < 5_000) {
+      session.output.append(frames % 2 === 0 ? 1 : 2, new Uint8Array(1));
+      frames++;
+      await nextTurn();
+    }
+    // Paused within a few hundred frames, with a few kilobytes of them queued: the memory a
+    // slow reader holds is bounded by frames as well as by bytes.
+    expect(session.pauses).toBe(1);
+    expect(frames).toBeLessThan(600);
+    stalled.tcp.resume();
+    await until(() => session.resumes === 1, "the resume");
+    await until(() => stalled.receivedBytes === session.output.end, "the stalled socket");
+  });
+
   it("resumes the process when a backed-up socket closes", async () => {
     const session = new FakeExecSession(256 * 1024 * 1024);
     const connect = await serve(session, { highWaterBytes: 256 * 1024, lowWaterBytes: 64 * 1024 });

@@ -62,12 +62,35 @@ function takeSlab(): Uint8Array {
   return slabs.free.pop() ?? new Uint8Array(sliceBytes + 1);
 }
 
-// The sockets following each exec, for the cap on them.
-const attached = new WeakMap<ExecSessionPort, Set<WebSocket>>();
+/**
+ * A run shorter than this goes out in a frame of its own size, not in a slab: a slab held by
+ * a slow socket for a one-byte frame would pin 256 KiB for one byte.
+ */
+const slabWorthyBytes = 64 * 1024;
 
-/** How many WebSockets follow the exec now. */
+/** Frames a socket may have queued before it counts as congested, whatever their bytes. */
+const maxQueuedFrames = 256;
+
+// The sockets following each exec, and the upgrades admitted but not yet open, for the cap.
+const attached = new WeakMap<ExecSessionPort, Set<WebSocket>>();
+const admitted = new WeakMap<ExecSessionPort, number[]>();
+/** An admitted upgrade that has not opened in this long no longer holds a place. */
+const admissionMs = 10_000;
+
+/** How many WebSockets follow the exec now, or are being opened for it. */
 export function execSocketCount(session: ExecSessionPort): number {
-  return attached.get(session)?.size ?? 0;
+  const now = Date.now();
+  const opening = (admitted.get(session) ?? []).filter((at) => now - at < admissionMs);
+  admitted.set(session, opening);
+  return (attached.get(session)?.size ?? 0) + opening.length;
+}
+
+/**
+ * Holds a place for a WebSocket about to open (checked against the cap with
+ * {@link execSocketCount}), so that concurrent upgrades cannot all pass the check.
+ */
+export function admitExecSocket(session: ExecSessionPort): void {
+  admitted.set(session, [...(admitted.get(session) ?? []), Date.now()]);
 }
 const controlTypes = clientControlSchema.options.map((option) => option.shape.type.value);
 
@@ -88,19 +111,24 @@ export function attachExecSocket(
   let finished = false;
   let congested = false;
   let moved = true;
+  /** Frames handed to the socket and not yet written out. */
+  let queuedFrames = 0;
 
   const isOpen = () => socket.readyState === socket.OPEN;
   const afterSend = (error?: Error | null) => {
+    queuedFrames--;
     if (error) return; // The close that follows cleans up.
     moved = true;
-    if (congested && socket.bufferedAmount <= lowWater) {
+    if (congested && socket.bufferedAmount <= lowWater && queuedFrames <= maxQueuedFrames / 4) {
       congested = false;
       setCongested(session, socket, false);
       pump();
     }
   };
   const sendControl = (control: RunnerControl) => {
-    if (isOpen()) socket.send(JSON.stringify(control), afterSend);
+    if (!isOpen()) return;
+    queuedFrames++;
+    socket.send(JSON.stringify(control), afterSend);
   };
   const sendError = (message: string) => sendControl({ type: "error", message });
   // ws throws an 'error' nobody listens to; the 'close' that follows it does the cleanup.
@@ -116,6 +144,8 @@ export function attachExecSocket(
   const followers = attached.get(session) ?? new Set<WebSocket>();
   attached.set(session, followers);
   followers.add(socket);
+  // This socket now counts as a follower, no longer as one being opened.
+  admitted.get(session)?.shift();
 
   let next = since ?? output.start;
   sendControl({ type: "attached", offset: next });
@@ -136,18 +166,25 @@ export function attachExecSocket(
       return;
     }
     while (next < output.end) {
-      // A frame is a pooled slab: the channel byte, then a run of one channel's output copied
-      // from the buffer. It goes back to the pool once the socket has written it out, so a
-      // stream of any length allocates nothing.
+      // A frame is the channel byte, then a run of one channel's output copied from the
+      // buffer: into a pooled slab, which goes back to the pool once the socket has written it
+      // out (a long stream allocates nothing), or, for a short run, into a frame of its size.
       const slab = takeSlab();
       const run = output.readRunInto(next, slab.subarray(1));
       slab[0] = run.channel;
-      socket.send(slab.subarray(0, run.length + 1), (error) => {
+      queuedFrames++;
+      if (run.length >= slabWorthyBytes) {
+        socket.send(slab.subarray(0, run.length + 1), (error) => {
+          slabs.give(slab);
+          afterSend(error);
+        });
+      } else {
+        socket.send(slab.slice(0, run.length + 1), afterSend);
         slabs.give(slab);
-        afterSend(error);
-      });
+      }
       next += run.length;
-      if (socket.bufferedAmount > highWater) {
+      // Bytes or frames: a client that reads slowly holds neither more than a bound.
+      if (socket.bufferedAmount > highWater || queuedFrames > maxQueuedFrames) {
         congested = true;
         setCongested(session, socket, true);
         return;

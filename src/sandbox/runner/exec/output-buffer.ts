@@ -40,7 +40,7 @@ export class OutputBudget {
     return true;
   }
 
-  /** Takes `bytes` whatever the budget has left: a buffer's first, small allocation. */
+  /** Takes `bytes` whatever the budget has left: a buffer's smallest allocation. */
   take(bytes: number): void {
     this.#used += bytes;
   }
@@ -52,6 +52,8 @@ export class OutputBudget {
 
 /** A buffer's first allocation: enough for most commands' whole output. */
 const firstAllocationBytes = 64 * 1024;
+/** What every buffer has, budget or not, so that an exec always keeps some output. */
+const leastAllocationBytes = 4 * 1024;
 
 /**
  * The latest output of an exec, at most `capacityBytes` of it, with byte offsets so that a
@@ -81,8 +83,13 @@ export class OutputBuffer {
     }
     this.#capacity = capacityBytes;
     this.#budget = budget;
-    const size = Math.min(capacityBytes, firstAllocationBytes);
-    budget?.take(allocationOf(size));
+    // Within the budget when it has room; else the least, which only the caps on sandboxes
+    // and execs bound.
+    let size = Math.min(capacityBytes, firstAllocationBytes);
+    if (budget !== undefined && !budget.tryTake(allocationOf(size))) {
+      size = Math.min(capacityBytes, leastAllocationBytes);
+      budget.take(allocationOf(size));
+    }
     this.#data = new Uint8Array(size);
     this.#stderr = new Uint8Array(Math.ceil(size / 8));
   }

@@ -1,5 +1,7 @@
+import { randomBytes } from "node:crypto";
 import { posix } from "node:path";
 import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { CairnError } from "../../core/errors/index.js";
 import { EnterError, type EnteredProcess, enterSandbox } from "./enter.js";
 import type { LiveSandbox } from "./live-sandbox.js";
@@ -233,19 +235,44 @@ async function* streamFile(
   }
 }
 
-/** Writes `body` to a file, streamed: constant memory whatever its size. */
+/**
+ * Writes `body` to a file, streamed: constant memory whatever its size. The bytes go to a file
+ * beside it, renamed over it once the whole body has arrived: an upload cut off on the way (a
+ * client that dropped) leaves the file as it was, and nothing else behind.
+ */
 export async function writeFileStream(
   sandbox: LiveSandbox,
   path: string,
   body: Readable,
 ): Promise<{ bytes: number }> {
-  const entered = inSandbox(sandbox, ["dd", `of=${path}`, "bs=1M", "status=none"], "stdin");
+  const temporary = posix.join(
+    posix.dirname(path),
+    `.cairn-upload-${randomBytes(8).toString("hex")}`,
+  );
+  const entered = inSandbox(sandbox, ["dd", `of=${temporary}`, "bs=1M", "status=none"], "stdin");
   let bytes = 0;
-  body.on("data", (chunk: Buffer) => {
-    bytes += chunk.byteLength;
-  });
-  body.pipe(entered.stdin);
-  await complete(entered, `write ${path}`);
+  const [sent, written] = await Promise.allSettled([
+    pipeline(
+      body,
+      async function* (chunks: AsyncIterable<Buffer>) {
+        for await (const chunk of chunks) {
+          bytes += chunk.byteLength;
+          yield chunk;
+        }
+      },
+      entered.stdin,
+    ),
+    complete(entered, `write ${path}`),
+  ]);
+  if (sent.status === "rejected" || written.status === "rejected") {
+    await complete(inSandbox(sandbox, ["rm", "-f", "--", temporary]), `write ${path}`).catch(
+      () => undefined,
+    );
+    // What the sandbox said (a full disk) before what the pipe said (a broken pipe).
+    if (written.status === "rejected") throw written.reason;
+    throw new CairnError("invalid_request", `write ${path}: the upload was cut off before its end`);
+  }
+  await complete(inSandbox(sandbox, ["mv", "-T", "--", temporary, path]), `write ${path}`);
   return { bytes };
 }
 

@@ -135,3 +135,34 @@ describe("a download while the sandbox rewrites the file", () => {
     expect(seen.whole + seen.broken).toBe(25);
   });
 });
+
+describe("an upload cut off by its client", () => {
+  it("leaves the service up, the file as it was, and nothing else behind", async (context) => {
+    needSandboxes(context, suite.t);
+    const box = suite.sandbox;
+    const server = suite.t;
+    await box.files.write("kept.txt", "the old content");
+    const { hostname, port } = new URL(server.server.url);
+    for (const framing of ["Transfer-Encoding: chunked", "Content-Length: 100000"]) {
+      await new Promise<void>((resolve, reject) => {
+        const socket = connect(Number(port), hostname, () => {
+          socket.write(
+            `PUT /api/sandboxes/${box.id}/files?path=kept.txt HTTP/1.1\r\nHost: ${hostname}\r\nX-API-Key: ${server.apiKey}\r\n${framing}\r\n\r\n`,
+          );
+          socket.write(framing.startsWith("Transfer") ? "5\r\nhello\r\n" : "hello");
+          setTimeout(() => {
+            socket.destroy();
+            resolve();
+          }, 300);
+        });
+        socket.on("error", reject);
+      });
+      // Give the service a moment to see the abort, then ask it something.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect((await fetch(`${server.server.url}/health`)).status).toBe(200);
+    }
+    expect(await box.files.readText("kept.txt")).toBe("the old content");
+    const names = (await box.files.list()).map((entry) => entry.name);
+    expect(names.filter((name) => name.startsWith(".cairn-upload-"))).toEqual([]);
+  });
+});

@@ -78,6 +78,40 @@ describe("caps", () => {
   });
 });
 
+describe("a flood of control frames", () => {
+  it("is taken in, and the service and the exec go on", async (context) => {
+    needSandboxes(context, t);
+    const sandbox = await Sandbox.create(connection(t));
+    try {
+      const started = await (
+        await t.call("POST", `/api/sandboxes/${sandbox.id}/exec`, {
+          cmd: "sh",
+          args: ["-c", "trap '' USR1; echo up; while :; do sleep 1; done"],
+        })
+      ).json();
+      const url = `${t.server.url.replace("http", "ws")}/api/sandboxes/${sandbox.id}/exec/${started.execId}?token=${started.token}`;
+      const socket = new WebSocket(url);
+      await new Promise((resolve, reject) => {
+        socket.once("open", resolve);
+        socket.once("error", reject);
+      });
+      // Signals are batched (signal-batcher.test.ts): 20,000 frames cost a few looks for the
+      // exec's processes, each in its cgroup, never a scan of every process on the host.
+      const frame = JSON.stringify({ type: "signal", signal: "SIGUSR1" });
+      for (let index = 0; index < 20_000; index++) socket.send(frame);
+      await new Promise<void>((resolve) => socket.send(frame, () => resolve()));
+      expect((await t.call("GET", "/health")).status).toBe(200);
+      const state = await (
+        await t.call("GET", `/api/sandboxes/${sandbox.id}/exec/${started.execId}`)
+      ).json();
+      expect(state.state).toBe("running");
+      socket.close();
+    } finally {
+      await sandbox.kill();
+    }
+  });
+});
+
 describe("admission against the host", () => {
   it("refuses a sandbox whose memory or disk does not fit, and stores nothing", async (context) => {
     needSandboxes(context, t);

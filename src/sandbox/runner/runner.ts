@@ -418,6 +418,7 @@ export class SandboxRunner {
           },
           // Every process of the exec, also those that left its session (setsid).
           killAll: async () => child?.killAll(),
+          ...(child === undefined ? {} : { processes: () => child.processes() }),
         },
         request,
         { bufferBytes: this.limits.outputBufferBytes, budget: this.outputBudget },

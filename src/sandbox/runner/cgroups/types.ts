@@ -36,10 +36,13 @@ export interface SandboxCgroup {
   /** A cgroup inside this one (limits are inherited): one per exec, for its own usage. */
   child(name: string): Promise<SandboxCgroup>;
   /**
-   * SIGKILLs every process in it and in its children, frozen first so nothing forks in
-   * between, and resolves once they are all gone (within about a second).
+   * SIGKILLs every process in it and in its children, with forks stopped first (pids.max = 0,
+   * or cgroup.kill) and nothing ever frozen, and resolves once they are all gone (within about
+   * a second).
    */
   killAll(): Promise<void>;
+  /** Host pids of the processes in it and in its children. */
+  processes(): Promise<number[]>;
   /** killAll(), then removes it and its children. Safe to call twice. */
   destroy(): Promise<void>;
 }

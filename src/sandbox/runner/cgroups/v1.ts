@@ -15,7 +15,7 @@ import {
   removeCgroupTree,
   writeText,
 } from "./cgroup-files.js";
-import { killUntilEmpty, killWithoutFreezing, thawTree } from "./kill-processes.js";
+import { killUntilEmpty, killWithoutFreezing, listProcesses, thawTree } from "./kill-processes.js";
 import type { CgroupDriver, CgroupUsage, ResourceLimits, SandboxCgroup } from "./types.js";
 
 export const v1Controllers = ["memory", "cpu", "cpuacct", "pids", "freezer"] as const;
@@ -140,6 +140,10 @@ class CgroupV1 implements SandboxCgroup {
     const directories = mapDirectories(this.#directories, (directory) => join(directory, name));
     await makeCgroup(directories);
     return new CgroupV1(directories);
+  }
+
+  processes(): Promise<number[]> {
+    return listProcesses([this.#directories.pids]);
   }
 
   killAll(): Promise<void> {

@@ -17,7 +17,7 @@ import {
   writeOptional,
   writeText,
 } from "./cgroup-files.js";
-import { killUntilEmpty, killWithoutFreezing, thawTree } from "./kill-processes.js";
+import { killUntilEmpty, killWithoutFreezing, listProcesses, thawTree } from "./kill-processes.js";
 import type { CgroupDriver, CgroupUsage, ResourceLimits, SandboxCgroup } from "./types.js";
 
 /** The controllers a sandbox needs, in the kernel's names. */
@@ -129,6 +129,10 @@ class CgroupV2 implements SandboxCgroup {
     const directory = join(this.#directory, name);
     await makeCgroup(directory);
     return new CgroupV2(directory, this.#options);
+  }
+
+  processes(): Promise<number[]> {
+    return listProcesses([this.#directory]);
   }
 
   killAll(): Promise<void> {

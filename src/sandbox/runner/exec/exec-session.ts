@@ -12,6 +12,7 @@ import {
 import { sandboxUser } from "../sandbox-etc.js";
 import type { ExecSessionPort } from "./exec-socket.js";
 import { type OutputBudget, OutputBuffer } from "./output-buffer.js";
+import { SignalBatcher } from "./signal-batcher.js";
 
 /** What to run in a sandbox. */
 export interface ExecRequest {
@@ -35,6 +36,8 @@ export interface ExecPlace {
   readonly usage: () => Promise<CgroupUsage | undefined>;
   /** Kills every process of the exec's cgroup, those that left its session included. */
   readonly killAll?: () => Promise<void>;
+  /** Host pids of the exec's processes (its cgroup's), to signal without scanning the host. */
+  readonly processes?: () => Promise<number[]>;
 }
 
 export type ExecState = ExecRecord["state"];
@@ -181,15 +184,25 @@ export class ExecSession implements ExecSessionPort {
    * exit as it chooses. SIGKILL goes to every process of the exec, escapees of its session too.
    */
   signal(name: ExecSignal): void {
-    void this.pid.then(async (leader) => {
-      if (this.exited !== undefined || leader === undefined) return;
-      if (name === "SIGKILL") {
-        sendSignal(-leader, name);
-        return;
-      }
-      for (const pid of await sessionMembers(leader)) sendSignal(pid, name);
-    });
+    this.signals.add(name);
   }
+
+  /** However many signals arrive at once, one look for the processes per batch of them. */
+  private readonly signals = new SignalBatcher(async (names) => {
+    const leader = await this.pid;
+    if (this.exited !== undefined || leader === undefined) return;
+    if (names.includes("SIGKILL")) sendSignal(-leader, "SIGKILL");
+    const others = names.filter((name) => name !== "SIGKILL");
+    if (others.length === 0) return;
+    // The exec's own processes: its cgroup's (not the helper, which waits outside the
+    // sandbox), else the members of its session, found by reading the host's /proc.
+    const helper = this.process?.child.pid;
+    const targets =
+      this.place.processes === undefined
+        ? await sessionMembers(leader)
+        : (await this.place.processes().catch(() => [leader])).filter((pid) => pid !== helper);
+    for (const name of others) for (const pid of targets) sendSignal(pid, name);
+  });
 
   /** Stops it for good (SIGKILL), recording why; settles once its processes are gone. */
   async kill(reason: ExecState = "killed"): Promise<void> {

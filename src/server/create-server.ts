@@ -8,6 +8,7 @@ import { getConnInfo } from "@hono/node-server/conninfo";
 import { WebSocketServer } from "ws";
 import { ConfigurationError } from "../core/errors/index.js";
 import { type Logger, setLogger } from "../core/logger.js";
+import { maxStdinFrameBytes } from "../core/wire/exec-protocol.js";
 import { Judge, type JudgeConfig, judgeFromEnvironment } from "../tracing/scoring/judge.js";
 import { isBuiltinScorer, scorerSlugPattern } from "../tracing/scoring/registry.js";
 import type { Scorer } from "../tracing/scoring/types.js";
@@ -180,7 +181,9 @@ async function startParts(
   const port = options.port ?? Number(process.env.CAIRN_PORT ?? 7070);
   const host = options.host ?? "127.0.0.1";
   // Exec WebSockets are upgraded through the app, so every middleware applies to them.
-  const webSockets = new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 * 1024 });
+  // A frame is held whole in memory until it is complete: stdin comes in frames of 64 KiB at
+  // most (the client splits it), and a bigger one closes the socket (1009).
+  const webSockets = new WebSocketServer({ noServer: true, maxPayload: maxStdinFrameBytes + 1 });
   const server = await new Promise<Server>((resolveServer, reject) => {
     const started = serve(
       {

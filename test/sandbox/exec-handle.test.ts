@@ -116,7 +116,7 @@ describe("connectExec", () => {
 
   it("loses and repeats no byte when the connection is cut again and again", async () => {
     const session = new FakeExecSession();
-    const cutEvery = 23;
+    const cutEvery = 8;
     const runner = await startRunner(session, (socket) => {
       let frames = 0;
       const send = socket.send.bind(socket);

@@ -78,6 +78,65 @@ describe("caps", () => {
   });
 });
 
+describe("stdin", () => {
+  it("goes in frames of 64 KiB at most: the client splits it, the runner closes on a bigger one", async (context) => {
+    needSandboxes(context, t);
+    const sandbox = await Sandbox.create(connection(t));
+    try {
+      const counted = await sandbox.run("wc", { args: ["-c"], stdin: "z".repeat(300 * 1024) });
+      expect(counted.stdout.trim()).toBe(String(300 * 1024));
+      const started = await (
+        await t.call("POST", `/api/sandboxes/${sandbox.id}/exec`, { cmd: "cat" })
+      ).json();
+      const url = `${t.server.url.replace("http", "ws")}/api/sandboxes/${sandbox.id}/exec/${started.execId}?token=${started.token}`;
+      const socket = new WebSocket(url);
+      await new Promise((resolve, reject) => {
+        socket.once("open", resolve);
+        socket.once("error", reject);
+      });
+      const closed = new Promise<number>((resolve) => socket.once("close", resolve));
+      const frame = new Uint8Array(128 * 1024 + 1);
+      socket.send(frame);
+      expect(await closed).toBe(1009);
+    } finally {
+      await sandbox.kill();
+    }
+  });
+});
+
+describe("the runner's WebSockets", () => {
+  it("are capped all together, over every exec", async (context) => {
+    const server = await startSandboxServer({
+      sandboxes: { ...testSandboxOptions, limits: { sockets: 2 } },
+    });
+    if (server === undefined) return context.skip("this machine cannot run sandboxes");
+    try {
+      const sandbox = await Sandbox.create(connection(server));
+      const handles = [
+        await sandbox.exec("sleep", { args: ["30"] }),
+        await sandbox.exec("sleep", { args: ["30"] }),
+      ];
+      const started = await (
+        await server.call("POST", `/api/sandboxes/${sandbox.id}/exec`, { cmd: "true" })
+      ).json();
+      const url = `${server.server.url.replace("http", "ws")}/api/sandboxes/${sandbox.id}/exec/${started.execId}?token=${started.token}`;
+      const status = await new Promise<number>((resolve) => {
+        const socket = new WebSocket(url);
+        socket.once("unexpected-response", (_request, response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        });
+        socket.once("open", () => resolve(101));
+      });
+      expect(status).toBe(429);
+      for (const handle of handles) handle.kill();
+      await sandbox.kill();
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
 describe("a flood of control frames", () => {
   it("is taken in, and the service and the exec go on", async (context) => {
     needSandboxes(context, t);

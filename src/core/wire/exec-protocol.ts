@@ -62,6 +62,12 @@ export const runnerControlSchema = z.discriminatedUnion("type", [
 export type RunnerControl = z.infer<typeof runnerControlSchema>;
 
 /** A binary frame: the channel byte, then the bytes. */
+/**
+ * The most bytes of stdin one frame may carry: the runner closes a socket that sends a bigger
+ * frame (1009), so that what a socket holds in the service's memory stays small.
+ */
+export const maxStdinFrameBytes = 64 * 1024;
+
 export function encodeChannelFrame(channel: ExecChannel, bytes: Uint8Array): Uint8Array {
   const frame = new Uint8Array(bytes.byteLength + 1);
   frame[0] = channel;

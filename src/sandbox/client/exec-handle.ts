@@ -8,6 +8,7 @@ import {
   type ExecSignal,
   encodeChannelFrame,
   execSignals,
+  maxStdinFrameBytes,
   type RunnerControl,
   runnerControlSchema,
 } from "../../core/wire/exec-protocol.js";
@@ -186,8 +187,12 @@ export class ExecHandle {
 
   sendStdin(data: string | Uint8Array): void {
     const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
-    // A copy: a caller may reuse its array while the frame waits for a reconnection.
-    if (bytes.byteLength > 0) this.#send(encodeChannelFrame(0, bytes) as Uint8Array<ArrayBuffer>);
+    // In frames the runner takes (64 KiB at most); each a copy, since a caller may reuse its
+    // array while the frame waits for a reconnection.
+    for (let start = 0; start < bytes.byteLength; start += maxStdinFrameBytes) {
+      const piece = bytes.subarray(start, start + maxStdinFrameBytes);
+      this.#send(encodeChannelFrame(0, piece) as Uint8Array<ArrayBuffer>);
+    }
   }
 
   /** Ends the process's stdin (on a terminal: sends Ctrl-D). */

@@ -32,6 +32,8 @@ export interface RunnerLimits {
   readonly execsPerSandbox: number;
   /** WebSockets following one exec at once. Default 8. */
   readonly socketsPerExec: number;
+  /** WebSockets following the runner's execs, all together. Default 1024. */
+  readonly sockets: number;
   /** Output kept per exec for re-attach, in bytes. Default 4 MiB. */
   readonly outputBufferBytes: number;
   /** Memory all the execs' output buffers may take together, in bytes. Default 256 MiB. */
@@ -43,6 +45,7 @@ export const defaultRunnerLimits: RunnerLimits = {
   sandboxes: 200,
   execsPerSandbox: 64,
   socketsPerExec: 8,
+  sockets: 1024,
   outputBufferBytes: 4 * 1024 * 1024,
   outputBudgetBytes: 256 * 1024 * 1024,
 };

@@ -439,6 +439,15 @@ export class SandboxRunner {
       fail("conflict", `sandbox ${sandbox.record.id} is stopping`);
   }
 
+  /** How many WebSockets follow (or are opening for) the runner's execs, all together. */
+  execSocketTotal(count: (session: ExecSession) => number): number {
+    let total = 0;
+    for (const sandbox of this.live.values()) {
+      for (const session of sandbox.execs.values()) total += count(session);
+    }
+    return total;
+  }
+
   /** The execs of a live sandbox, oldest first; none once it has stopped. */
   execs(projectId: string, id: string): ExecRecord[] {
     const sandbox = this.live.get(id);

@@ -84,6 +84,12 @@ export function execWebSocketRoutes(service: SandboxService) {
           `exec ${session.execId} already has ${runner.limits.socketsPerExec} WebSockets following it, the most an exec may (sandboxes.limits.socketsPerExec); close one first`,
         );
       }
+      const total = runner.execSocketTotal(execSocketCount);
+      if (total >= runner.limits.sockets) {
+        throw new SandboxLimitError(
+          `the runner's execs already have ${total} WebSockets following them, the most it takes (sandboxes.limits.sockets); close some first`,
+        );
+      }
       admitExecSocket(session);
       return {
         onOpen(_event, socket) {

@@ -473,6 +473,8 @@ static void relay_terminal(int master, pid_t child) {
 
 int main(void) {
   signal(SIGPIPE, SIG_IGN);
+  // The name a process of the sandbox may read in /proc while this one forks into it.
+  prctl(PR_SET_NAME, "cairn-enter", 0, 0, 0);
   // The runner's death ends this process; the command dies with its sandbox.
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   struct request request = {0};

@@ -14,6 +14,7 @@ import { isBuiltinScorer, scorerSlugPattern } from "../tracing/scoring/registry.
 import type { Scorer } from "../tracing/scoring/types.js";
 import { createApp } from "./app.js";
 import { judgeSpanRecorder } from "./evaluation/judge-spans.js";
+import { clientKey } from "./http/client-address.js";
 import { defaultRateLimit, type RateLimitOptions } from "./http/rate-limit.js";
 import { type BatchIngester, inProcessIngester } from "./ingest/batch-ingester.js";
 import { ingestWorkerCount, WorkerIngester } from "./ingest/worker-ingester.js";
@@ -174,7 +175,7 @@ async function startParts(
     bodyLimitBytes: options.bodyLimitBytes ?? 10 * 1024 * 1024,
     rateLimit: options.rateLimit ?? defaultRateLimit,
     failedAuthLimit: options.failedAuthLimit,
-    clientAddress: (c) => getConnInfo(c).remote.address ?? "unknown",
+    clientAddress: (c) => clientKey(getConnInfo(c).remote.address ?? "unknown"),
     abortResponse: (c) => (c.env as HttpBindings).outgoing.destroy(),
     isClosing: () => closing,
   });

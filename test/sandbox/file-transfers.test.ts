@@ -166,3 +166,48 @@ describe("an upload cut off by its client", () => {
     expect(names.filter((name) => name.startsWith(".cairn-upload-"))).toEqual([]);
   });
 });
+
+describe("file operations", () => {
+  it("run 16 at a time in a sandbox at most; the next is told to wait (429)", async (context) => {
+    needSandboxes(context, suite.t);
+    const box = suite.sandbox;
+    const server = suite.t;
+    const { hostname, port } = new URL(server.server.url);
+    // More uploads than the cap, none of which finishes: each holds a process in the sandbox.
+    const sockets = await Promise.all(
+      Array.from(
+        { length: 16 },
+        (_, index) =>
+          new Promise<import("node:net").Socket>((resolve) => {
+            const socket = connect(Number(port), hostname, () => {
+              socket.write(
+                `PUT /api/sandboxes/${box.id}/files?path=slow-${index} HTTP/1.1\r\nHost: ${hostname}\r\nX-API-Key: ${server.apiKey}\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\r\n`,
+              );
+              resolve(socket);
+            });
+          }),
+      ),
+    );
+    try {
+      let refused: Response | undefined;
+      for (let attempt = 0; attempt < 50 && refused === undefined; attempt++) {
+        const answer = await server.call("GET", `/api/sandboxes/${box.id}/files/stat?path=.`);
+        if (answer.status === 429) refused = answer;
+        else await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(refused?.status).toBe(429);
+      expect(((await refused?.json()) as { message: string }).message).toMatch(
+        /already runs 16 file operations.*fileOperationsPerSandbox/,
+      );
+    } finally {
+      for (const socket of sockets) socket.destroy();
+    }
+    // Once they are gone, the sandbox takes file operations again.
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const answer = await server.call("GET", `/api/sandboxes/${box.id}/files/stat?path=.`);
+      if (answer.status === 200) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error("file operations were still refused after the uploads ended");
+  });
+});

@@ -89,6 +89,9 @@ export function enterSandbox(entry: SandboxEntry, request: EnterRequest): Entere
  */
 export function prepareEntry(entry: SandboxEntry, cgroupProcs: readonly string[]): ReadyEntry {
   const child = spawn(entry.helper, [], {
+    // Its own command line is readable in the sandbox between its fork and the exec: a name,
+    // not the host path of the binary.
+    argv0: "cairn-enter",
     env: {},
     stdio: ["pipe", "pipe", "pipe", "pipe", "pipe"],
     // A session of its own: no controlling terminal of the runner's to inject input into.

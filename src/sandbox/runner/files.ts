@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { posix } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { CairnError } from "../../core/errors/index.js";
+import { CairnError, SandboxLimitError } from "../../core/errors/index.js";
 import { EnterError, type EnteredProcess, enterSandbox } from "./enter.js";
 import type { LiveSandbox } from "./live-sandbox.js";
 
@@ -60,11 +60,22 @@ function inSandbox(
   argv: readonly string[],
   input: "stdin" | "none" = "none",
 ): EnteredProcess {
+  // Each is a process in the sandbox: a client cannot start them without bound.
+  const operations = sandbox.fileOperations;
+  if (operations.running >= operations.cap) {
+    throw new SandboxLimitError(
+      `sandbox ${sandbox.record.id} already runs ${operations.cap} file operations, the most a sandbox may at once (sandboxes.limits.fileOperationsPerSandbox); retry when some end`,
+    );
+  }
+  operations.running++;
   const entered = enterSandbox(sandbox.entry, {
     cwd: workspaceRoot,
     argv,
     env: { PATH: "/usr/bin:/bin", LANG: "C.UTF-8" },
     cgroupProcs: sandbox.cgroup?.procsFiles ?? [],
+  });
+  void entered.exited.finally(() => {
+    operations.running--;
   });
   if (input === "none") entered.stdin.end();
   return entered;
@@ -265,9 +276,9 @@ export async function writeFileStream(
     complete(entered, `write ${path}`),
   ]);
   if (sent.status === "rejected" || written.status === "rejected") {
-    await complete(inSandbox(sandbox, ["rm", "-f", "--", temporary]), `write ${path}`).catch(
-      () => undefined,
-    );
+    await Promise.resolve()
+      .then(() => complete(inSandbox(sandbox, ["rm", "-f", "--", temporary]), `write ${path}`))
+      .catch(() => undefined);
     // What the sandbox said (a full disk) before what the pipe said (a broken pipe).
     if (written.status === "rejected") throw written.reason;
     throw new CairnError("invalid_request", `write ${path}: the upload was cut off before its end`);

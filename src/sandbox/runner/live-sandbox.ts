@@ -9,6 +9,8 @@ export interface LiveSandbox extends Booted {
   readonly execs: Map<string, ExecSession>;
   /** Execs admitted and still starting (not yet in `execs`). */
   startingExecs: number;
+  /** File operations running inside it now, and the most it may run at once. */
+  readonly fileOperations: { running: number; readonly cap: number };
   /** CPU seconds of the cgroup when the open usage segment began. */
   cpuAtSegmentStart: number;
   expiryTimer: ReturnType<typeof setTimeout> | undefined;
@@ -34,6 +36,8 @@ export interface RunnerLimits {
   readonly socketsPerExec: number;
   /** WebSockets following the runner's execs, all together. Default 1024. */
   readonly sockets: number;
+  /** File operations (each a process in the sandbox) running in a sandbox at once. Default 16. */
+  readonly fileOperationsPerSandbox: number;
   /** Output kept per exec for re-attach, in bytes. Default 4 MiB. */
   readonly outputBufferBytes: number;
   /** Memory all the execs' output buffers may take together, in bytes. Default 256 MiB. */
@@ -46,6 +50,7 @@ export const defaultRunnerLimits: RunnerLimits = {
   execsPerSandbox: 64,
   socketsPerExec: 8,
   sockets: 1024,
+  fileOperationsPerSandbox: 16,
   outputBufferBytes: 4 * 1024 * 1024,
   outputBudgetBytes: 256 * 1024 * 1024,
 };

@@ -236,6 +236,7 @@ export class SandboxRunner {
         projectId,
         execs: new Map(),
         startingExecs: 0,
+        fileOperations: { running: 0, cap: this.limits.fileOperationsPerSandbox },
         // A warm sandbox used a little CPU before it was handed over: not this sandbox's.
         cpuAtSegmentStart: (await cgroup?.usage().catch(() => undefined))?.cpuSeconds ?? 0,
         expiryTimer: undefined,

@@ -179,7 +179,9 @@ export class SandboxLauncher {
         workspace: workspace.path,
         hostUid,
         cgroupProcs: cgroup?.procsFiles ?? [],
-        tmpSizeMB: Math.min(sizes.memoryMB, 1024),
+        // Half the memory at most: /tmp's pages count against it, and a full /tmp must leave
+        // the sandbox room to run (ENOSPC, not the OOM killer taking every process).
+        tmpSizeMB: Math.min(Math.floor(sizes.memoryMB / 2), 1024),
         filter: this.settings.host.seccompFilter,
       });
       // Formatting the next workspaces would compete with this start for the CPU: after it.

@@ -75,8 +75,9 @@ export const deniedSyscalls: Readonly<Record<string, Numbers>> = {
   set_mempolicy_home_node: { x86_64: 450, aarch64: 450 },
   migrate_pages: { x86_64: 256, aarch64: 238 },
   move_pages: { x86_64: 279, aarch64: 239 },
-  // x86 port I/O and obsolete calls.
+  // x86 port I/O, local descriptor tables and obsolete calls.
   iopl: { x86_64: 172 },
+  modify_ldt: { x86_64: 154 },
   ioperm: { x86_64: 173 },
   uselib: { x86_64: 134 },
   ustat: { x86_64: 136 },

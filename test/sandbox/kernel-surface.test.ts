@@ -212,7 +212,10 @@ for name, number in json.loads(sys.argv[1]).items():
     needSandboxes(context, suite.t);
     const box = suite.sandbox;
     const fill = await box.run("sh", {
-      args: ["-c", "dd if=/dev/zero of=/tmp/fill bs=1M 2>&1 | grep -o 'No space left on device'; rm -f /tmp/fill"],
+      args: [
+        "-c",
+        "dd if=/dev/zero of=/tmp/fill bs=1M 2>&1 | grep -o 'No space left on device'; rm -f /tmp/fill",
+      ],
     });
     expect(fill.stdout).toMatch(/No space left on device/);
     expect((await box.run("echo", { args: ["still here"] })).stdout).toBe("still here\n");

@@ -8,7 +8,7 @@ import type { TestServer } from "../server/helpers.js";
 import { connection, startSandboxServer } from "./helpers.js";
 
 /**
- * A root filesystem with nothing but a shell, sleep, ls, cat, dd and the libraries they load,
+ * A root filesystem with nothing but a shell, sleep, ls, cat, dd, mv and the libraries they load,
  * as a template image: what a debootstrap folder is, in miniature.
  */
 function tinyRootfs(): string {
@@ -22,6 +22,7 @@ function tinyRootfs(): string {
     "/usr/bin/cat",
     "/usr/bin/dd",
     "/usr/bin/env",
+    "/usr/bin/mv",
     "/usr/bin/realpath",
   ];
   const libraries = new Set<string>();
@@ -68,13 +69,14 @@ describe("templates", () => {
       const run = await sandbox.run("sh", {
         args: ["-c", "ls /usr/bin; cat /etc/hostname || echo no-hostname"],
       });
-      // The template's /usr, not the host's: seven programs and no python3.
-      expect(run.stdout.split("\n").slice(0, 8)).toEqual([
+      // The template's /usr, not the host's: eight programs and no python3.
+      expect(run.stdout.split("\n").slice(0, 9)).toEqual([
         "cat",
         "dash",
         "dd",
         "env",
         "ls",
+        "mv",
         "realpath",
         "sh",
         "sleep",

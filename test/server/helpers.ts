@@ -31,6 +31,10 @@ export async function startTestServer(options: ServerOptions = {}): Promise<Test
     sandboxes: { enabled: false },
     ...options,
     dataDir,
+  }).catch((error: unknown) => {
+    // A start that fails (the test may want it to) leaves no folder behind.
+    if (options.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true });
+    throw error;
   });
   const apiKey = server.createdApiKey ?? options.apiKey ?? "test-key-0123456789abcdef";
   return {

@@ -27,6 +27,12 @@ export async function recoverRunner(options: {
   await options.cgroups?.removeStale().catch((error: unknown) => {
     problems.push(`the cgroups under ${options.cgroups?.root}: ${(error as Error).message}`);
   });
+  // Runners killed with -9 whose data directories never start again: their empty cgroups. A
+  // runner is gone when its runtime folder is, or says a pid that is gone.
+  const parent = dirname(options.runtimeDir);
+  await options.cgroups
+    ?.removeEmptyRunners(async (name) => !(await runnerAlive(join(parent, name))))
+    .catch(() => undefined);
   for (const folder of await leftFolders(options.runtimeDir)) {
     const problem = await removeRuntimeFolder(folder);
     if (problem !== undefined) problems.push(problem);
@@ -97,6 +103,12 @@ export async function loopDevicesUnder(folder: string): Promise<string[]> {
     if (backing.startsWith(`${folder}/`)) devices.push(`/dev/${name}`);
   }
   return devices;
+}
+
+/** Whether the runner of a runtime folder runs: its folder says a pid that is alive. */
+async function runnerAlive(folder: string): Promise<boolean> {
+  const pid = Number((await readFile(join(folder, "runner.pid"), "utf8").catch(() => "")).trim());
+  return Number.isInteger(pid) && pid > 0 && isAlive(pid);
 }
 
 function isAlive(pid: number): boolean {

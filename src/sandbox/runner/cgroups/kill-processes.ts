@@ -62,6 +62,27 @@ export async function waitFor(
 }
 
 /**
+ * Removes each runner cgroup under `parents` (one folder per controller hierarchy) other than
+ * `own` that `abandoned` says is gone and that holds no process anywhere in its tree. Errors
+ * (a cgroup in use meanwhile) leave it.
+ */
+export async function removeEmptySiblings(
+  parents: readonly string[],
+  own: string,
+  abandoned: (name: string) => Promise<boolean>,
+  remove: (tree: string) => Promise<void>,
+): Promise<void> {
+  for (const parent of parents) {
+    for (const name of await listChildren(parent)) {
+      const tree = join(parent, name);
+      if (name === own || !(await abandoned(name))) continue;
+      if ((await listProcesses([tree])).length > 0) continue;
+      await remove(tree).catch(() => undefined);
+    }
+  }
+}
+
+/**
  * Thaws every frozen cgroup in the tree, deepest last: a runner of an earlier version (or one
  * killed between a freeze and a thaw) may have left processes frozen, which no SIGKILL ends
  * until they are thawed. `file` and the thawed value: v1 "freezer.state" "THAWED", v2

@@ -55,4 +55,10 @@ export interface CgroupDriver {
   create(name: string): Promise<SandboxCgroup>;
   /** Kills and removes what a previous run of the runner left (after a crash or kill -9). */
   removeStale(): Promise<void>;
+  /**
+   * Removes the cgroups of other runners (beside this one's) that `abandoned` says are gone
+   * and that hold no process: what runners killed with -9 left, whose data directories never
+   * start again.
+   */
+  removeEmptyRunners(abandoned: (runnerName: string) => Promise<boolean>): Promise<void>;
 }

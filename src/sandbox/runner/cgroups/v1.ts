@@ -1,4 +1,4 @@
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { CgroupError } from "./cgroup-error.js";
 import {
   checkCgroupName,
@@ -15,7 +15,13 @@ import {
   removeCgroupTree,
   writeText,
 } from "./cgroup-files.js";
-import { killUntilEmpty, killWithoutFreezing, listProcesses, thawTree } from "./kill-processes.js";
+import {
+  killUntilEmpty,
+  killWithoutFreezing,
+  listProcesses,
+  removeEmptySiblings,
+  thawTree,
+} from "./kill-processes.js";
 import type { CgroupDriver, CgroupUsage, ResourceLimits, SandboxCgroup } from "./types.js";
 
 export const v1Controllers = ["memory", "cpu", "cpuacct", "pids", "freezer"] as const;
@@ -207,6 +213,16 @@ export class CgroupV1Driver implements CgroupDriver {
     const directories = mapDirectories(this.#roots, (root) => join(root, name));
     await makeCgroup(directories);
     return new CgroupV1(directories);
+  }
+
+  removeEmptyRunners(abandoned: (runnerName: string) => Promise<boolean>): Promise<void> {
+    const roots = distinct(this.#roots);
+    return removeEmptySiblings(
+      roots.map((root) => dirname(root)),
+      basename(this.root),
+      abandoned,
+      removeCgroupTree,
+    );
   }
 
   async removeStale(): Promise<void> {

@@ -1,4 +1,4 @@
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { CgroupError } from "./cgroup-error.js";
 import {
   checkCgroupName,
@@ -17,7 +17,13 @@ import {
   writeOptional,
   writeText,
 } from "./cgroup-files.js";
-import { killUntilEmpty, killWithoutFreezing, listProcesses, thawTree } from "./kill-processes.js";
+import {
+  killUntilEmpty,
+  killWithoutFreezing,
+  listProcesses,
+  removeEmptySiblings,
+  thawTree,
+} from "./kill-processes.js";
 import type { CgroupDriver, CgroupUsage, ResourceLimits, SandboxCgroup } from "./types.js";
 
 /** The controllers a sandbox needs, in the kernel's names. */
@@ -206,6 +212,15 @@ export class CgroupV2Driver implements CgroupDriver {
     const directory = join(this.root, name);
     await makeCgroup(directory);
     return new CgroupV2(directory, this.#options);
+  }
+
+  removeEmptyRunners(abandoned: (runnerName: string) => Promise<boolean>): Promise<void> {
+    return removeEmptySiblings(
+      [dirname(this.root)],
+      basename(this.root),
+      abandoned,
+      removeCgroupTree,
+    );
   }
 
   async removeStale(): Promise<void> {

@@ -26,8 +26,8 @@ export interface SandboxCgroup {
   readonly description: string;
   /**
    * The files a process writes its own pid to (as root) to join this cgroup: one on v2, one
-   * per controller on v1. The runner's launch wrapper writes them before exec'ing bwrap or
-   * nsenter, so a process is inside from its first instruction.
+   * per controller on v1. The launch wrapper writes them before exec'ing bwrap, and the exec
+   * helper before it enters the sandbox, so a process is inside from its first instruction.
    */
   readonly procsFiles: readonly string[];
   /** Sets or changes the limits, live. */

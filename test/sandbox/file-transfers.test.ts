@@ -1,4 +1,4 @@
-import { connect } from "node:net";
+import { connect, type Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import { needSandboxes, sandboxSuite } from "./helpers.js";
 
@@ -173,32 +173,32 @@ describe("file operations", () => {
     const box = suite.sandbox;
     const server = suite.t;
     const { hostname, port } = new URL(server.server.url);
-    // More uploads than the cap, none of which finishes: each holds a process in the sandbox.
-    const sockets = await Promise.all(
-      Array.from(
-        { length: 16 },
-        (_, index) =>
-          new Promise<import("node:net").Socket>((resolve) => {
-            const socket = connect(Number(port), hostname, () => {
-              socket.write(
-                `PUT /api/sandboxes/${box.id}/files?path=slow-${index} HTTP/1.1\r\nHost: ${hostname}\r\nX-API-Key: ${server.apiKey}\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\r\n`,
-              );
-              resolve(socket);
-            });
-          }),
-      ),
-    );
+    // One upload more than the cap, none of which finishes: each that starts holds a process in
+    // the sandbox, so at least one of the seventeen must be told to wait.
+    const sockets: Socket[] = [];
     try {
-      let refused: Response | undefined;
-      for (let attempt = 0; attempt < 50 && refused === undefined; attempt++) {
-        const answer = await server.call("GET", `/api/sandboxes/${box.id}/files/stat?path=.`);
-        if (answer.status === 429) refused = answer;
-        else await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      if (refused === undefined) throw new Error("no file operation was refused");
-      expect(((await refused.json()) as { message: string }).message).toMatch(
-        /already runs 16 file operations.*fileOperationsPerSandbox/,
-      );
+      const answer = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error("no file operation was refused")), 20_000);
+        for (let index = 0; index < 17; index++) {
+          const socket = connect(Number(port), hostname, () => {
+            socket.write(
+              `PUT /api/sandboxes/${box.id}/files?path=slow-${index} HTTP/1.1\r\nHost: ${hostname}\r\nX-API-Key: ${server.apiKey}\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\r\n`,
+            );
+          });
+          let text = "";
+          socket.setEncoding("utf8").on("data", (chunk: string) => {
+            text += chunk;
+            if (text.includes("}")) {
+              clearTimeout(timer);
+              resolve(text);
+            }
+          });
+          socket.on("error", () => {});
+          sockets.push(socket);
+        }
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 429 /);
+      expect(answer).toMatch(/already runs 16 file operations.*fileOperationsPerSandbox/);
     } finally {
       for (const socket of sockets) socket.destroy();
     }

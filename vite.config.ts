@@ -1,4 +1,6 @@
+import { chmod } from "node:fs/promises";
 import { builtinModules } from "node:module";
+import { join } from "node:path";
 import { defineConfig } from "vite";
 import packageJson from "./package.json" with { type: "json" };
 
@@ -34,4 +36,14 @@ export default defineConfig({
     },
     rolldownOptions: { external },
   },
+  plugins: [
+    {
+      // The `cairn` command runs from a clone as it does from an installed package (npm sets the
+      // bit on install; `npx cairn` in a clone runs the file as built).
+      name: "cairn-executable-bin",
+      async writeBundle(options) {
+        await chmod(join(options.dir ?? "dist", "cli.js"), 0o755);
+      },
+    },
+  ],
 });

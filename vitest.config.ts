@@ -5,8 +5,8 @@ const source = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.m
 
 // Tests import the package by its public names, resolved to the sources.
 const alias = [
-  { find: /^cairn$/, replacement: source("index.ts") },
-  { find: /^cairn\/(testing|sandbox|server|react)$/, replacement: source("$1/index.ts") },
+  { find: /^cairn-ai$/, replacement: source("index.ts") },
+  { find: /^cairn-ai\/(testing|sandbox|server|react)$/, replacement: source("$1/index.ts") },
 ];
 
 export default defineConfig({

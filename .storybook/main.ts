@@ -9,8 +9,8 @@ const config: StorybookConfig = {
     const source = (path: string) => fileURLToPath(new URL(`../src/${path}`, import.meta.url));
     viteConfig.resolve ??= {};
     viteConfig.resolve.alias = [
-      { find: /^cairn$/, replacement: source("index.ts") },
-      { find: /^cairn\/(testing|sandbox|react)$/, replacement: source("$1/index.ts") },
+      { find: /^cairn-ai$/, replacement: source("index.ts") },
+      { find: /^cairn-ai\/(testing|sandbox|react)$/, replacement: source("$1/index.ts") },
     ];
     return viteConfig;
   },

@@ -12,7 +12,7 @@ import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-ho
 import { ExportResultCode } from "@opentelemetry/core";
 import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace";
 import { TracerProvider } from "@opentelemetry/sdk-trace";
-import { configure, currentSpan, exportStats, flush, observe, shutdown } from "cairn";
+import { configure, currentSpan, exportStats, flush, observe, shutdown } from "cairn-ai";
 import {
   type BatchOptions,
   BatchProcessor,

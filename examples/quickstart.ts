@@ -8,7 +8,15 @@
 // (default http://127.0.0.1:7070) with CAIRN_API_KEY, or the key `cairn dev` saved in ./.cairn.
 // With QUICKSTART_CONSOLE=1 the trace is printed here instead, no service needed.
 import { existsSync, readFileSync } from "node:fs";
-import { agentSession, configure, currentSpan, exportStats, flush, observe, shutdown } from "cairn";
+import {
+  agentSession,
+  configure,
+  currentSpan,
+  exportStats,
+  flush,
+  observe,
+  shutdown,
+} from "cairn-ai";
 
 const endpoint = process.env.CAIRN_ENDPOINT ?? "http://127.0.0.1:7070";
 const savedKey = existsSync(".cairn/api-key")

@@ -1,4 +1,4 @@
-// The public tracing API of `cairn`. Every export is listed by name.
+// The public tracing API of `cairn-ai`. Every export is listed by name.
 export { ApiRequestError } from "./core/errors/api-request-error.js";
 export { CairnError } from "./core/errors/cairn-error.js";
 export { ConfigurationError } from "./core/errors/configuration-error.js";

@@ -1,5 +1,5 @@
 import type { Meta, StoryObj } from "@storybook/react-vite";
-import { CairnProvider, useCairn } from "cairn/react";
+import { CairnProvider, useCairn } from "cairn-ai/react";
 import { useState } from "react";
 
 // A component that traces its own work through the provider's client.

@@ -1,4 +1,4 @@
-// The `cairn` entry in a real browser: Vite bundles a tiny page that imports it, the bundle
+// The `cairn-ai` entry in a real browser: Vite bundles a tiny page that imports it, the bundle
 // must not import any Node module, and Debian's chromium (driven by playwright-core, never a
 // downloaded browser) runs the page against a real local collector. Pending spans must reach
 // the collector when the page unloads (pagehide, fetch keepalive) and when the page awaits
@@ -6,7 +6,7 @@
 import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { ExportBatch } from "cairn";
+import type { ExportBatch } from "cairn-ai";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
 import {
@@ -38,7 +38,7 @@ const bundledSources = [
 // from reaching Cairn, `hidden` keeps pagehide from it, so each mode proves one hook. fetch is
 // wrapped (a passthrough) to note in localStorage how the exporter called it, for the test to
 // read on the next page of the same origin, after this one is gone.
-const mainTs = `import { configure, currentSpan, flush, observe } from "cairn";
+const mainTs = `import { configure, currentSpan, flush, observe } from "cairn-ai";
 
 declare const __CAIRN_ENDPOINT__: string;
 
@@ -132,7 +132,7 @@ beforeAll(async () => {
   built = await buildPage({
     workDir,
     files: { "index.html": indexHtml, "main.ts": mainTs },
-    alias: { cairn: entry },
+    alias: { "cairn-ai": entry },
     define: { __CAIRN_ENDPOINT__: JSON.stringify(collector.url) },
   });
   await writeFile(join(built.distDir, "after.html"), afterHtml);

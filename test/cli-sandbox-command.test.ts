@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { Sandbox } from "cairn/sandbox";
+import { Sandbox } from "cairn-ai/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connection, startSandboxServer } from "./sandbox/helpers.js";
 import type { TestServer } from "./server/helpers.js";

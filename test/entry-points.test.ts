@@ -1,8 +1,8 @@
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { ConfigurationError } from "cairn";
-import { memoryTiersMB, parseSandboxTemplate, resolveSandboxRequest } from "cairn/sandbox";
-import { CairnError, parseExportBatch } from "cairn/server";
+import { ConfigurationError } from "cairn-ai";
+import { memoryTiersMB, parseSandboxTemplate, resolveSandboxRequest } from "cairn-ai/sandbox";
+import { CairnError, parseExportBatch } from "cairn-ai/server";
 import { describe, expect, it } from "vitest";
 import packageJson from "../package.json" with { type: "json" };
 import { sdkVersion } from "../src/tracing/sdk-info.js";

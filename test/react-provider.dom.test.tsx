@@ -1,7 +1,7 @@
 import { render, screen } from "@testing-library/react";
-import { shutdown } from "cairn";
-import { CairnProvider, useCairn } from "cairn/react";
-import { memoryExporter } from "cairn/testing";
+import { shutdown } from "cairn-ai";
+import { CairnProvider, useCairn } from "cairn-ai/react";
+import { memoryExporter } from "cairn-ai/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
 
 afterEach(async () => {

@@ -1,4 +1,4 @@
-// `cairn/sandbox` in a real browser, against a real Cairn service with real sandboxes: Vite
+// `cairn-ai/sandbox` in a real browser, against a real Cairn service with real sandboxes: Vite
 // bundles a page that imports it, the bundle must not import any Node module, and Debian's
 // chromium (driven by playwright-core, never a downloaded browser) runs the page from another
 // origin than the service's. The page creates a sandbox, runs a command, writes and reads a
@@ -6,7 +6,7 @@
 // returned, as a browser cannot send headers with a WebSocket) and kills the sandbox.
 import { rm } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import type { SandboxRecord } from "cairn/sandbox";
+import type { SandboxRecord } from "cairn-ai/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   assertBrowserSafe,
@@ -33,7 +33,7 @@ const bundledSources = [
 // The page: reads the service's endpoint and API key from its own URL, drives one sandbox
 // through the client, and leaves a JSON summary (or the error) in #result. The sandbox id goes
 // to data-sandbox-id, for the test to look the sandbox up on the service.
-const mainTs = `import { Sandbox } from "cairn/sandbox";
+const mainTs = `import { Sandbox } from "cairn-ai/sandbox";
 
 const query = new URLSearchParams(location.search);
 const output = document.getElementById("result") as HTMLElement;
@@ -127,7 +127,7 @@ beforeAll(async () => {
   built = await buildPage({
     workDir,
     files: { "index.html": indexHtml, "main.ts": mainTs },
-    alias: { "cairn/sandbox": entry },
+    alias: { "cairn-ai/sandbox": entry },
   });
 
   site = await serveStatic(built.distDir);

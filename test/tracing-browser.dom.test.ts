@@ -10,7 +10,7 @@ import {
   flush,
   observe,
   shutdown,
-} from "cairn";
+} from "cairn-ai";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type Collector, startCollector } from "./helpers/collector.js";
 

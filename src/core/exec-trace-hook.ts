@@ -1,4 +1,4 @@
-// How a sandbox exec becomes a span without `cairn/sandbox` depending on the tracing SDK: the
+// How a sandbox exec becomes a span without `cairn-ai/sandbox` depending on the tracing SDK: the
 // tracing SDK installs a hook when it loads; the sandbox client calls it around each exec.
 // Without tracing loaded (or outside an observed call) the exec simply runs.
 

@@ -1,4 +1,4 @@
-// `cairn/sandbox`: the sandbox client SDK (Node and browsers) and the request model of the
+// `cairn-ai/sandbox`: the sandbox client SDK (Node and browsers) and the request model of the
 // sandbox API (sizes, tiers, tags, templates) shared by the client and the runner.
 export { ConfigurationError } from "../core/errors/configuration-error.js";
 export { ExecConnectionError } from "../core/errors/exec-connection-error.js";

@@ -1,4 +1,4 @@
-// `cairn/server`: the Cairn service, Node only.
+// `cairn-ai/server`: the Cairn service, Node only.
 export { CairnError } from "../core/errors/cairn-error.js";
 export { consoleLogger, type Logger, type LogLevel, setLogger } from "../core/logger.js";
 export {

@@ -1,2 +1,2 @@
-// `cairn/testing`: helpers for testing code that uses Cairn.
+// `cairn-ai/testing`: helpers for testing code that uses Cairn.
 export { type MemoryExporter, memoryExporter } from "./memory-exporter.js";

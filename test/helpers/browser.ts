@@ -27,7 +27,7 @@ export interface BuildPageOptions {
   files: Record<string, string>;
   /**
    * Bare specifiers the page imports, each with the source file it stands for. Each matches
-   * the whole specifier only: Vite's own object form would also take `cairn/…` for `cairn`.
+   * the whole specifier only: Vite's own object form would also take `cairn-ai/…` for `cairn-ai`.
    */
   alias: Record<string, string>;
   /** Vite's `define`: names replaced in the page's code, each by the JS expression given. */

@@ -1,5 +1,5 @@
-import { configure, shutdown } from "cairn";
-import { type MemoryExporter, memoryExporter } from "cairn/testing";
+import { configure, shutdown } from "cairn-ai";
+import { type MemoryExporter, memoryExporter } from "cairn-ai/testing";
 import { afterEach, beforeEach } from "vitest";
 
 /** Configures Cairn with a fresh memory exporter around every test of the file. */

@@ -1,5 +1,5 @@
-import { Sandbox } from "cairn/sandbox";
-import type { ServerOptions } from "cairn/server";
+import { Sandbox } from "cairn-ai/sandbox";
+import type { ServerOptions } from "cairn-ai/server";
 import { afterAll, beforeAll, type TestContext } from "vitest";
 import { startTestServer, type TestServer } from "../server/helpers.js";
 

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createServer as createTcpServer } from "node:net";
-import { Sandbox } from "cairn/sandbox";
+import { Sandbox } from "cairn-ai/sandbox";
 import { describe, expect, it } from "vitest";
 import { connection, hostProcesses, needSandboxes, sandboxSuite } from "./helpers.js";
 

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Sandbox } from "cairn/sandbox";
+import { Sandbox } from "cairn-ai/sandbox";
 import { afterAll, describe, expect, it } from "vitest";
 import { detectCgroups } from "../../src/sandbox/runner/cgroups/detect.js";
 import { loopDevicesUnder, mountsUnder } from "../../src/sandbox/runner/recovery.js";

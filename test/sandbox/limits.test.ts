@@ -1,4 +1,4 @@
-import { Sandbox, SandboxCapacityError, SandboxLimitError } from "cairn/sandbox";
+import { Sandbox, SandboxCapacityError, SandboxLimitError } from "cairn-ai/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import type { TestServer } from "../server/helpers.js";

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Sandbox } from "cairn/sandbox";
+import { Sandbox } from "cairn-ai/sandbox";
 import { describe, expect, it } from "vitest";
 import { runnerNameFor } from "../../src/server/sandbox-service.js";
 import { captureLog } from "../helpers/log.js";

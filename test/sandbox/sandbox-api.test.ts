@@ -1,6 +1,6 @@
-import { configure, observe, shutdown } from "cairn";
-import { Sandbox, SandboxUnavailableError, usage } from "cairn/sandbox";
-import { memoryExporter } from "cairn/testing";
+import { configure, observe, shutdown } from "cairn-ai";
+import { Sandbox, SandboxUnavailableError, usage } from "cairn-ai/sandbox";
+import { memoryExporter } from "cairn-ai/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestServer } from "../server/helpers.js";
 import { connection, hostProcesses, needSandboxes, startSandboxServer } from "./helpers.js";

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { Sandbox } from "cairn/sandbox";
+import { Sandbox } from "cairn-ai/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestServer } from "../server/helpers.js";
 import { connection, startSandboxServer } from "./helpers.js";

@@ -10,8 +10,8 @@ import {
   JudgeError,
   shutdown,
   type TraceJudgeCall,
-} from "cairn";
-import { memoryExporter } from "cairn/testing";
+} from "cairn-ai";
+import { memoryExporter } from "cairn-ai/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { judgeFromEnvironment } from "../../src/tracing/scoring/judge.js";
 import type { JudgeRequest } from "../../src/tracing/scoring/types.js";

@@ -10,7 +10,7 @@ import {
   runTests,
   shutdown,
   unregisterScorer,
-} from "cairn";
+} from "cairn-ai";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type FakeOpenAI, startFakeOpenAI } from "../helpers/fake-openai.js";
 import { startTestServer, type TestServer } from "../server/helpers.js";

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type CairnServer, createServer, type ServerOptions } from "cairn/server";
+import { type CairnServer, createServer, type ServerOptions } from "cairn-ai/server";
 import exportSpan from "../fixtures/export-span.json" with { type: "json" };
 
 export interface TestServer {

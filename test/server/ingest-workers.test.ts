@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createServer } from "cairn/server";
+import { createServer } from "cairn-ai/server";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { BatchIngester } from "../../src/server/ingest/batch-ingester.js";
 import { WorkerIngester } from "../../src/server/ingest/worker-ingester.js";

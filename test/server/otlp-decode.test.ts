@@ -8,8 +8,13 @@ import {
   SimpleSpanProcessor,
   TracerProvider,
 } from "@opentelemetry/sdk-trace";
-import { configure, observe, shutdown } from "cairn";
-import { CairnError, type ExportedSpan, exportBatchSchema, exportedSpanSchema } from "cairn/server";
+import { configure, observe, shutdown } from "cairn-ai";
+import {
+  CairnError,
+  type ExportedSpan,
+  exportBatchSchema,
+  exportedSpanSchema,
+} from "cairn-ai/server";
 import { describe, expect, it } from "vitest";
 import {
   decodeOtlpTraceRequest,

@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { configure, type ExportStats, exportStats, flush, observe, shutdown } from "cairn";
-import { createServer } from "cairn/server";
+import { configure, type ExportStats, exportStats, flush, observe, shutdown } from "cairn-ai";
+import { createServer } from "cairn-ai/server";
 import { afterEach, describe, expect, it } from "vitest";
 
 const key = "delivery-key-1234567890";

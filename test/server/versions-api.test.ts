@@ -8,8 +8,8 @@ import {
   rollback,
   shutdown,
   versionHistory,
-} from "cairn";
-import { memoryExporter } from "cairn/testing";
+} from "cairn-ai";
+import { memoryExporter } from "cairn-ai/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "./helpers.js";
 

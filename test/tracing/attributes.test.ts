@@ -1,5 +1,5 @@
 import { InMemorySpanExporter } from "@opentelemetry/sdk-trace";
-import { agentSession, configure, currentSpan, observe, shutdown } from "cairn";
+import { agentSession, configure, currentSpan, observe, shutdown } from "cairn-ai";
 import { afterEach, describe, expect, it } from "vitest";
 
 describe("OpenTelemetry attributes", () => {

@@ -1,4 +1,4 @@
-import { configure, type ExportStats, exportStats, flush, observe, shutdown } from "cairn";
+import { configure, type ExportStats, exportStats, flush, observe, shutdown } from "cairn-ai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { exportBatchSchema } from "../../src/core/wire/index.js";
 import { type Collector, startCollector } from "../helpers/collector.js";

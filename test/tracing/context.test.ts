@@ -6,7 +6,7 @@ import {
   SimpleSpanProcessor,
   TracerProvider,
 } from "@opentelemetry/sdk-trace";
-import { currentSpan, type ExportedSpan, observe } from "cairn";
+import { currentSpan, type ExportedSpan, observe } from "cairn-ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useMemoryExporter } from "../helpers/tracing.js";
 

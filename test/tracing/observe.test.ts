@@ -1,4 +1,4 @@
-import { ConfigurationError, configure, currentSpan, observe, shutdown } from "cairn";
+import { ConfigurationError, configure, currentSpan, observe, shutdown } from "cairn-ai";
 import { describe, expect, it } from "vitest";
 import { useMemoryExporter } from "../helpers/tracing.js";
 
@@ -145,7 +145,7 @@ describe("observe() with tracing off", () => {
 
   it("starts tracing once configure() is called, for functions wrapped before", async () => {
     const traced = observe(() => "late");
-    const { memoryExporter } = await import("cairn/testing");
+    const { memoryExporter } = await import("cairn-ai/testing");
     const exporter = memoryExporter();
     traced();
     configure({ exporter });

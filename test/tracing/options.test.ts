@@ -1,4 +1,4 @@
-import { ConfigurationError, observe } from "cairn";
+import { ConfigurationError, observe } from "cairn-ai";
 import { describe, expect, it } from "vitest";
 import { useMemoryExporter } from "../helpers/tracing.js";
 

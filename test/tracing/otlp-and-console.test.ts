@@ -1,5 +1,5 @@
-import { configure, flush, observe, shutdown } from "cairn";
-import { memoryExporter } from "cairn/testing";
+import { configure, flush, observe, shutdown } from "cairn-ai";
+import { memoryExporter } from "cairn-ai/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { startCollector } from "../helpers/collector.js";
 import { captureLog } from "../helpers/log.js";

@@ -1,6 +1,6 @@
 import { ExportResultCode } from "@opentelemetry/core";
 import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace";
-import { configure, type ExportStats, exportStats, flush, observe, shutdown } from "cairn";
+import { configure, type ExportStats, exportStats, flush, observe, shutdown } from "cairn-ai";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { startCollector } from "../helpers/collector.js";
 

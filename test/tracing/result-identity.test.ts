@@ -1,7 +1,7 @@
 import { Readable, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { configure, observe, shutdown } from "cairn";
-import { memoryExporter } from "cairn/testing";
+import { configure, observe, shutdown } from "cairn-ai";
+import { memoryExporter } from "cairn-ai/testing";
 import { describe, expect, it, vi } from "vitest";
 import { captureLog } from "../helpers/log.js";
 import { useMemoryExporter } from "../helpers/tracing.js";

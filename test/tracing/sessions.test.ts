@@ -1,4 +1,4 @@
-import { agentSession, ConfigurationError, observe, Session, withSession } from "cairn";
+import { agentSession, ConfigurationError, observe, Session, withSession } from "cairn-ai";
 import { describe, expect, it } from "vitest";
 import { useMemoryExporter } from "../helpers/tracing.js";
 

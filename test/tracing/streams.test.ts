@@ -1,4 +1,4 @@
-import { observe } from "cairn";
+import { observe } from "cairn-ai";
 import { describe, expect, it } from "vitest";
 import { useMemoryExporter } from "../helpers/tracing.js";
 

@@ -1,5 +1,5 @@
-import { configure, currentSpan, observe, shutdown } from "cairn";
-import { memoryExporter } from "cairn/testing";
+import { configure, currentSpan, observe, shutdown } from "cairn-ai";
+import { memoryExporter } from "cairn-ai/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { useMemoryExporter } from "../helpers/tracing.js";
 

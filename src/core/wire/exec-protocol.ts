@@ -1,4 +1,4 @@
-// The exec WebSocket protocol, shared by the runner and the `cairn/sandbox` client. Modelled on
+// The exec WebSocket protocol, shared by the runner and the `cairn-ai/sandbox` client. Modelled on
 // Kubernetes' channel protocol (v4.channel.k8s.io): binary frames carry bytes, their first byte
 // is the channel; text frames carry JSON control messages.
 //

@@ -21,9 +21,6 @@ export type {
   PerformanceReport,
   SpanMetrics,
 } from "./core/wire/analytics.js";
-export type { ExportBatch, ExportedSpan, ExportedSpanEvent } from "./core/wire/export-batch.js";
-export type { JudgeVerdict, Score } from "./core/wire/scores.js";
-export { type SpanKind, spanKinds } from "./core/wire/span-kind.js";
 export type {
   CaseChange,
   CaseScore,
@@ -34,7 +31,10 @@ export type {
   TestRunComparison,
   TestRunDetail,
   TestRunSummary,
-} from "./core/wire/testing.js";
+} from "./core/wire/evals.js";
+export type { ExportBatch, ExportedSpan, ExportedSpanEvent } from "./core/wire/export-batch.js";
+export type { JudgeVerdict, Score } from "./core/wire/scores.js";
+export { type SpanKind, spanKinds } from "./core/wire/span-kind.js";
 export type { TokenUsage } from "./core/wire/token-usage.js";
 export type { Version, VersionEvent } from "./core/wire/versions.js";
 export {
@@ -45,14 +45,6 @@ export {
   getPerformance,
 } from "./tracing/client/analytics.js";
 export {
-  addScore,
-  type GivenScore,
-  getScores,
-  type JudgeOnServiceOptions,
-  judgeOnService,
-  scoreTrace,
-} from "./tracing/client/scores.js";
-export {
   compareTestRuns,
   createTestCases,
   getTestRun,
@@ -61,7 +53,15 @@ export {
   listTestRuns,
   recordTestRun,
   type TestCaseInput,
-} from "./tracing/client/testing.js";
+} from "./tracing/client/evals.js";
+export {
+  addScore,
+  type GivenScore,
+  getScores,
+  type JudgeOnServiceOptions,
+  judgeOnService,
+  scoreTrace,
+} from "./tracing/client/scores.js";
 export {
   currentVersion,
   listVersions,
@@ -71,6 +71,14 @@ export {
   versionHistory,
 } from "./tracing/client/versions.js";
 export { currentSpan } from "./tracing/current-span.js";
+export { formatTestReport } from "./tracing/evals/format-report.js";
+export {
+  type RunTestsOptions,
+  runTests,
+  type TestCaseRun,
+  type TestReport,
+  type TestScorer,
+} from "./tracing/evals/run-tests.js";
 export type { ExportStats } from "./tracing/export/batch-processor.js";
 export { formatTraceTree } from "./tracing/export/format-tree.js";
 export { observe } from "./tracing/observe.js";
@@ -96,11 +104,3 @@ export type {
   ScorerInput,
 } from "./tracing/scoring/types.js";
 export { agentSession, Session, type SessionOptions, withSession } from "./tracing/session.js";
-export { formatTestReport } from "./tracing/testing/format-report.js";
-export {
-  type RunTestsOptions,
-  runTests,
-  type TestCaseRun,
-  type TestReport,
-  type TestScorer,
-} from "./tracing/testing/run-tests.js";

@@ -13,18 +13,18 @@ import { type RateLimitOptions, rateLimitPerKey } from "./http/rate-limit.js";
 import type { BatchIngester } from "./ingest/batch-ingester.js";
 import { analyticsRoutes } from "./routes/analytics.js";
 import { docsRoutes } from "./routes/docs.js";
+import { evalRoutes } from "./routes/evals.js";
 import { execTokenCaller, execWebSocketRoutes } from "./routes/exec-websocket.js";
 import { ingestRoutes } from "./routes/ingest.js";
 import { otlpRoutes } from "./routes/otlp.js";
 import { type SandboxService, sandboxRoutes } from "./routes/sandboxes.js";
 import { scoreRoutes } from "./routes/scores.js";
-import { testingRoutes } from "./routes/testing.js";
 import { traceRoutes } from "./routes/traces.js";
 import { versionRoutes } from "./routes/versions.js";
+import { EvalStore } from "./store/evals.js";
 import type { ProjectStore } from "./store/projects.js";
 import { ScoreStore } from "./store/scores.js";
 import type { SpanStore } from "./store/span-store.js";
-import { TestingStore } from "./store/testing.js";
 import { VersionStore } from "./store/versions.js";
 
 export interface AppParts {
@@ -112,7 +112,7 @@ export function createApp(parts: AppParts) {
         Object.hasOwn(serviceScorers, slug) ? serviceScorers[slug] : findScorer(slug),
     }),
   );
-  app.route("/", testingRoutes(new TestingStore(parts.db)));
+  app.route("/", evalRoutes(new EvalStore(parts.db)));
   app.route("/", execWebSocketRoutes(sandboxes));
   app.route("/", sandboxRoutes(sandboxes, parts.abortResponse));
   app.route("/", analyticsRoutes(parts.db));

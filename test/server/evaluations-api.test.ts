@@ -247,7 +247,7 @@ describe("the judge on the service", () => {
   });
 });
 
-describe("testing: datasets, runs and comparisons over HTTP", () => {
+describe("evals: datasets, runs and comparisons over HTTP", () => {
   let t: TestServer;
 
   beforeAll(async () => {

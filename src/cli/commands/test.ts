@@ -3,15 +3,11 @@ import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import type { SpanExporter } from "@opentelemetry/sdk-trace";
 import { ConfigurationError } from "../../core/errors/index.js";
-import type { TestResult } from "../../core/wire/testing.js";
-import type { TestCaseInput } from "../../tracing/client/testing.js";
+import type { TestResult } from "../../core/wire/evals.js";
+import type { TestCaseInput } from "../../tracing/client/evals.js";
+import { formatTestReport } from "../../tracing/evals/format-report.js";
+import { type RunTestsOptions, runTests, type TestScorer } from "../../tracing/evals/run-tests.js";
 import { configure, shutdown } from "../../tracing/runtime/configure.js";
-import { formatTestReport } from "../../tracing/testing/format-report.js";
-import {
-  type RunTestsOptions,
-  runTests,
-  type TestScorer,
-} from "../../tracing/testing/run-tests.js";
 import { serviceAddress } from "./service-address.js";
 
 export const testHelp = `Usage:

@@ -1,13 +1,6 @@
 import type { RouteConfig } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
 import {
-  computeScoreRequestSchema,
-  givenScoreRequestSchema,
-  judgeScoreRequestSchema,
-  judgeVerdictSchema,
-  scoreSchema,
-} from "../../core/wire/scores.js";
-import {
   createTestCasesRequestSchema,
   createTestRunRequestSchema,
   datasetSchema,
@@ -15,8 +8,15 @@ import {
   testRunComparisonSchema,
   testRunDetailSchema,
   testRunSchema,
-} from "../../core/wire/testing.js";
-import { casesQuerySchema, runsQuerySchema } from "../routes/testing.js";
+} from "../../core/wire/evals.js";
+import {
+  computeScoreRequestSchema,
+  givenScoreRequestSchema,
+  judgeScoreRequestSchema,
+  judgeVerdictSchema,
+  scoreSchema,
+} from "../../core/wire/scores.js";
+import { casesQuerySchema, runsQuerySchema } from "../routes/evals.js";
 import { type ErrorResponses, json } from "./route-helpers.js";
 
 const body = (schema: z.ZodType) => ({
@@ -24,7 +24,7 @@ const body = (schema: z.ZodType) => ({
 });
 const runId = z.string().describe("run_ + 24 hex");
 
-/** The scoring and testing routes of the OpenAPI document. */
+/** The scoring and eval routes (test cases, datasets, runs) of the OpenAPI document. */
 export function evaluationRoutes(errors: ErrorResponses, common: object): RouteConfig[] {
   return [
     {

@@ -1,10 +1,10 @@
 import type { ReadableSpan } from "@opentelemetry/sdk-trace";
 import { ConfigurationError } from "../../core/errors/index.js";
+import { casePassed, summarizeResults } from "../../core/eval-runs.js";
 import { randomHex } from "../../core/ids.js";
-import { casePassed, summarizeResults } from "../../core/test-runs.js";
-import type { CaseScore, TestResult, TestRunSummary } from "../../core/wire/testing.js";
+import type { CaseScore, TestResult, TestRunSummary } from "../../core/wire/evals.js";
 import { attributes as names } from "../attributes.js";
-import { listTestCases, recordTestRun, type TestCaseInput, toApiCase } from "../client/testing.js";
+import { listTestCases, recordTestRun, type TestCaseInput, toApiCase } from "../client/evals.js";
 import { currentSpan } from "../current-span.js";
 import { observe } from "../observe.js";
 import { flush, serviceConnection } from "../runtime/configure.js";
@@ -150,7 +150,7 @@ interface Settings {
   readonly timeoutMs: number;
 }
 
-/** The service's limits on what a run records (core/wire/testing.ts): longer text is cut. */
+/** The service's limits on what a run records (core/wire/evals.ts): longer text is cut. */
 const limits = { output: 1_000_000, error: 100_000, reason: 10_000, label: 200 } as const;
 const scorerNamePattern = /^[A-Za-z0-9][A-Za-z0-9 _.:-]{0,63}$/;
 /** How long a scorer may take per case, the judge's retries included. */

@@ -6,7 +6,7 @@ import type {
   TestRunComparison,
   TestRunDetail,
   TestRunSummary,
-} from "./wire/testing.js";
+} from "./wire/evals.js";
 
 /** A case passes when it ran without error and every scorer scored it at least `threshold`. */
 export function casePassed(

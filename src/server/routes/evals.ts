@@ -1,16 +1,16 @@
 import { Hono } from "hono";
 import { z } from "zod";
-import { compareRuns } from "../../core/test-runs.js";
+import { compareRuns } from "../../core/eval-runs.js";
 import {
   createTestCaseRequestSchema,
   createTestCasesBatchSchema,
   createTestRunRequestSchema,
-} from "../../core/wire/testing.js";
+} from "../../core/wire/evals.js";
 import { describeIssues } from "../../core/zod-message.js";
 import { ApiError } from "../http/api-error.js";
 import type { AuthVariables } from "../http/auth.js";
 import { readJson } from "../http/read-json.js";
-import type { TestingStore } from "../store/testing.js";
+import type { EvalStore } from "../store/evals.js";
 
 const defaultDataset = "default";
 const runIdPattern = /^run_[0-9a-f]{24}$/;
@@ -31,9 +31,9 @@ function checkRunId(runId: string): string {
 }
 
 /** Test cases in named datasets, test runs, and the comparison of two runs. */
-export function testingRoutes(testing: TestingStore) {
+export function evalRoutes(evals: EvalStore) {
   const findRun = (projectId: string, runId: string) => {
-    const run = testing.run(projectId, checkRunId(runId));
+    const run = evals.run(projectId, checkRunId(runId));
     if (run === undefined) throw new ApiError("not_found", `no test run ${runId}`);
     return run;
   };
@@ -49,7 +49,7 @@ export function testingRoutes(testing: TestingStore) {
       if (!parsed.success) throw new ApiError("invalid_request", describeIssues(parsed.error));
       const request = parsed.data;
       const cases = "cases" in request ? request.cases : [request];
-      const stored = testing.upsertCases(
+      const stored = evals.upsertCases(
         c.get("project").id,
         request.dataset ?? defaultDataset,
         cases,
@@ -59,18 +59,18 @@ export function testingRoutes(testing: TestingStore) {
     .get("/testing/cases", (c) => {
       const parsed = casesQuerySchema.safeParse(c.req.query());
       if (!parsed.success) throw new ApiError("invalid_request", describeIssues(parsed.error));
-      return c.json({ cases: testing.cases(c.get("project").id, parsed.data.dataset) });
+      return c.json({ cases: evals.cases(c.get("project").id, parsed.data.dataset) });
     })
-    .get("/testing/datasets", (c) => c.json({ datasets: testing.datasets(c.get("project").id) }))
+    .get("/testing/datasets", (c) => c.json({ datasets: evals.datasets(c.get("project").id) }))
     .post("/testing/runs", async (c) => {
       const parsed = createTestRunRequestSchema.safeParse(await readJson(c.req.raw));
       if (!parsed.success) throw new ApiError("invalid_request", describeIssues(parsed.error));
-      return c.json(testing.addRun(c.get("project").id, parsed.data), 201);
+      return c.json(evals.addRun(c.get("project").id, parsed.data), 201);
     })
     .get("/testing/runs", (c) => {
       const parsed = runsQuerySchema.safeParse(c.req.query());
       if (!parsed.success) throw new ApiError("invalid_request", describeIssues(parsed.error));
-      return c.json({ runs: testing.runs(c.get("project").id, parsed.data.limit) });
+      return c.json({ runs: evals.runs(c.get("project").id, parsed.data.limit) });
     })
     .get("/testing/runs/:runId", (c) => c.json(findRun(c.get("project").id, c.req.param("runId"))))
     .get("/testing/runs/:baseId/compare/:runId", (c) => {

@@ -7,7 +7,7 @@ import type {
   TestRun,
   TestRunComparison,
   TestRunDetail,
-} from "../../core/wire/testing.js";
+} from "../../core/wire/evals.js";
 import { describeIssues } from "../../core/zod-message.js";
 import { requestService } from "./request.js";
 

@@ -1,13 +1,13 @@
 import { randomBytes } from "node:crypto";
 import type { DatabaseSync } from "node:sqlite";
-import { casePassed, summarizeResults } from "../../core/test-runs.js";
+import { casePassed, summarizeResults } from "../../core/eval-runs.js";
 import type {
   Dataset,
   TestCase,
   TestResult,
   TestRun,
   TestRunDetail,
-} from "../../core/wire/testing.js";
+} from "../../core/wire/evals.js";
 import { transaction } from "./database.js";
 
 export interface CaseInput {
@@ -56,7 +56,7 @@ interface RunRow {
 }
 
 /** Test cases grouped in named datasets, and the runs made over them. */
-export class TestingStore {
+export class EvalStore {
   constructor(private readonly db: DatabaseSync) {}
 
   /**

@@ -1,5 +1,5 @@
 import { formatTable } from "../../core/text-table.js";
-import type { TestResult } from "../../core/wire/testing.js";
+import type { TestResult } from "../../core/wire/evals.js";
 import type { TestReport } from "./run-tests.js";
 
 /** A table whose first row is its header, without the trailing newline. */

@@ -1,4 +1,4 @@
-import { readEnv } from "./env.js";
+import { environment } from "./config.js";
 
 /** How much Cairn says: each level includes the ones before it. */
 export type LogLevel = "error" | "warn" | "info" | "debug";
@@ -29,7 +29,7 @@ function parseLevel(text: string | undefined): LogLevel | undefined {
 export function consoleLogger(
   options: { level?: LogLevel; write?: (line: string) => void } = {},
 ): Logger {
-  const level = options.level ?? parseLevel(readEnv("CAIRN_LOG_LEVEL")) ?? "info";
+  const level = options.level ?? parseLevel(environment("logLevel")) ?? "info";
   const threshold = levels.indexOf(level);
   const write = options.write ?? ((line: string) => console.error(line));
   const line = (at: LogLevel) => (message: string, details?: unknown) => {

@@ -6,6 +6,7 @@ import type { Duplex } from "node:stream";
 import { type HttpBindings, serve } from "@hono/node-server";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { WebSocketServer } from "ws";
+import { environment, integerSetting } from "../core/config.js";
 import { ConfigurationError } from "../core/errors/index.js";
 import { type Logger, setLogger } from "../core/logger.js";
 import { maxStdinFrameBytes } from "../core/wire/exec-protocol.js";
@@ -100,32 +101,46 @@ export interface CairnServer {
  */
 export async function createServer(options: ServerOptions = {}): Promise<CairnServer> {
   if (options.logger !== undefined) setLogger(options.logger);
-  const workers = ingestWorkerCount(options.ingestWorkers);
-  const judgeConfig = options.judge ?? judgeFromEnvironment();
+  // Every setting is checked before the data directory is touched.
+  const settings: Settings = {
+    workers: ingestWorkerCount(options.ingestWorkers),
+    judgeConfig: options.judge ?? judgeFromEnvironment(),
+    port: integerSetting("port", options.port, {
+      min: 0,
+      max: 65_535,
+      fallback: 7070,
+      option: "port",
+    }),
+  };
   checkServiceScorers(options.scorers);
   const dataDir = resolveDataDir(options.dataDir);
   mkdirSync(dataDir, { recursive: true });
   // One owner per data directory, before anything in it is read or changed.
   const lock = await DataDirectoryLock.acquire(dataDir, options.dataDirectoryWaitMs ?? 5000);
   try {
-    return await startOn(dataDir, lock, options, workers, judgeConfig);
+    return await startOn(dataDir, lock, options, settings);
   } catch (error) {
     lock.release();
     throw error;
   }
 }
 
+interface Settings {
+  readonly workers: number;
+  readonly judgeConfig: JudgeConfig | undefined;
+  readonly port: number;
+}
+
 async function startOn(
   dataDir: string,
   dataLock: DataDirectoryLock,
   options: ServerOptions,
-  workers: number,
-  judgeConfig: JudgeConfig | undefined,
+  settings: Settings,
 ): Promise<CairnServer> {
   // What has been opened, closed in reverse if the start fails: nothing outlives it.
   const opened: Array<() => Promise<void> | void> = [];
   try {
-    return await startParts(dataDir, dataLock, options, workers, judgeConfig, opened);
+    return await startParts(dataDir, dataLock, options, settings, opened);
   } catch (error) {
     for (const close of opened.reverse()) await Promise.resolve(close()).catch(() => undefined);
     throw error;
@@ -136,18 +151,18 @@ async function startParts(
   dataDir: string,
   dataLock: DataDirectoryLock,
   options: ServerOptions,
-  workers: number,
-  judgeConfig: JudgeConfig | undefined,
+  settings: Settings,
   opened: Array<() => Promise<void> | void>,
 ): Promise<CairnServer> {
+  const { port, workers, judgeConfig } = settings;
   const dbPath = join(dataDir, "cairn.db");
   const db = openDatabase(dbPath);
   opened.push(() => db.close());
   const projects = new ProjectStore(db);
   let createdApiKey: string | undefined;
   if (projects.isEmpty()) {
-    const key = options.apiKey ?? process.env.CAIRN_API_KEY;
-    createdApiKey = projects.createProject("default", key || undefined).apiKey;
+    const key = options.apiKey || environment("apiKey");
+    createdApiKey = projects.createProject("default", key).apiKey;
     const keyFile = apiKeyFile(dataDir);
     writeFileSync(keyFile, `${createdApiKey}\n`, { mode: 0o600 });
     chmodSync(keyFile, 0o600);
@@ -179,7 +194,6 @@ async function startParts(
     abortResponse: (c) => (c.env as HttpBindings).outgoing.destroy(),
     isClosing: () => closing,
   });
-  const port = options.port ?? Number(process.env.CAIRN_PORT ?? 7070);
   const host = options.host ?? "127.0.0.1";
   // Exec WebSockets are upgraded through the app, so every middleware applies to them.
   // A frame is held whole in memory until it is complete: stdin comes in frames of 64 KiB at
@@ -296,7 +310,7 @@ function checkServiceScorers(scorers: Readonly<Record<string, Scorer>> | undefin
 
 /** The data directory: the one given, else `CAIRN_DATA_DIR`, else `./.cairn`. */
 export function resolveDataDir(dataDir?: string): string {
-  return resolve(dataDir ?? process.env.CAIRN_DATA_DIR ?? ".cairn");
+  return resolve(dataDir || environment("dataDir") || ".cairn");
 }
 
 /** Where the first start saves the API key, for local tools (`cairn traces …`). */

@@ -1,7 +1,14 @@
 import { configure, observe, shutdown } from "cairn-ai";
-import { Sandbox, SandboxUnavailableError, usage } from "cairn-ai/sandbox";
+import {
+  Sandbox,
+  type SandboxConnection,
+  SandboxNotFoundError,
+  SandboxUnavailableError,
+  usage,
+} from "cairn-ai/sandbox";
 import { memoryExporter } from "cairn-ai/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFakeSandboxService } from "../helpers/fake-sandbox-service.js";
 import type { TestServer } from "../server/helpers.js";
 import { connection, hostProcesses, needSandboxes, startSandboxServer } from "./helpers.js";
 
@@ -55,6 +62,46 @@ async function sandboxCgroupLimits(sandbox: Sandbox) {
   }
 }
 
+/**
+ * Runs `echo traced` in a new sandbox inside an observed agent call: the exec is a `tool` span
+ * of the agent's trace that names the sandbox and the exec, with the exit code, the output size
+ * and the usage the exec's record gives.
+ */
+async function expectExecTracedAsToolSpan(service: SandboxConnection) {
+  const exporter = memoryExporter();
+  configure({ exporter, exportMode: "immediate" });
+  try {
+    const sandbox = await Sandbox.create(service);
+    const agent = observe(async () => sandbox.run("sh", { args: ["-c", "echo traced"] }), {
+      kind: "agent",
+      spanName: "agent",
+    });
+    expect(await agent()).toMatchObject({ exitCode: 0, stdout: "traced\n" });
+    const [exec] = await sandbox.execs();
+    const spans = exporter.spans();
+    const parent = spans.find((span) => span.kind === "agent");
+    const tool = spans.find((span) => span.kind === "tool");
+    expect(tool).toMatchObject({
+      name: "sandbox exec sh",
+      status: "ok",
+      trace_id: parent?.trace_id,
+      parent_span_id: parent?.span_id,
+    });
+    expect(tool?.attributes).toMatchObject({
+      "cairn.sandbox.id": sandbox.id,
+      "cairn.sandbox.exec_id": exec?.execId,
+      "process.exit.code": 0,
+      "cairn.sandbox.output_bytes": 7,
+    });
+    expect(exec?.execId).toMatch(/^ex_[0-9a-f]{24}$/);
+    expect(tool?.attributes["cairn.sandbox.cpu_seconds"]).toBeGreaterThanOrEqual(0);
+    expect(tool?.attributes["cairn.sandbox.memory_peak_bytes"]).toBeGreaterThan(0);
+    await sandbox.kill();
+  } finally {
+    await shutdown();
+  }
+}
+
 beforeAll(async () => {
   t = await startSandboxServer();
 });
@@ -102,8 +149,17 @@ describe("sandboxes over HTTP and WebSocket", () => {
     const stopped = await sandbox.kill();
     expect(stopped.status).toBe("stopped");
     expect(stopped.endedAt).not.toBeNull();
-    // A call on a dead sandbox fails fast with a typed error.
+    // A call on a dead sandbox fails fast with a typed error, which says why.
     await expect(sandbox.exec("true")).rejects.toBeInstanceOf(SandboxUnavailableError);
+    await expect(sandbox.files.list()).rejects.toMatchObject({
+      reason: "stopped",
+      sandboxId: sandbox.id,
+    });
+    // One that never existed is another class, with the id asked for.
+    const unknown = `sbx_${"0".repeat(24)}`;
+    const missing = await Sandbox.connect(unknown, connection(t)).catch((error) => error);
+    expect(SandboxNotFoundError.isInstance(missing)).toBe(true);
+    expect(missing).toMatchObject({ code: "sandbox_not_found", sandboxId: unknown });
   });
 
   it("lists, tags, extends and resizes sandboxes", async (context) => {
@@ -154,6 +210,9 @@ describe("sandboxes over HTTP and WebSocket", () => {
     needSandboxes(context, t);
     const { readdir } = await import("node:fs/promises");
     const sandbox = await Sandbox.create(connection(t));
+    // The folders walked below hold the cgroup of a running exec: finding none later means
+    // they were removed, not that the walk looked in the wrong place.
+    expect((await sandboxCgroupLimits(sandbox)).memoryBytes).toBeGreaterThan(0);
     // Each exec names its own cgroup (relative to the sandbox's cgroup namespace).
     const names: string[] = [];
     for (let index = 0; index < 3; index++) {
@@ -276,7 +335,13 @@ describe("sandboxes over HTTP and WebSocket", () => {
       ["POST", "/api/sandboxes", { template: "gpu" }, 400, /no template "gpu"/],
       ["POST", "/api/sandboxes", { gpus: 1 }, 400, /gpus/],
       ["GET", "/api/sandboxes/sbx_nope", undefined, 400, /not a sandbox id/],
-      ["GET", `/api/sandboxes/sbx_${"0".repeat(24)}`, undefined, 404, /no sandbox/],
+      [
+        "GET",
+        `/api/sandboxes/sbx_${"0".repeat(24)}`,
+        undefined,
+        404,
+        /Sandbox sbx_0{24} was not found/,
+      ],
       ["GET", "/api/usage?group_by=color", undefined, 400, /tag:<key>, sandbox or template/],
     ];
     for (const [method, path, body, status, message] of cases) {
@@ -366,27 +431,26 @@ describe("sandboxes over HTTP and WebSocket", () => {
 
   it("traces an exec inside an observed call as a tool span with its usage", async (context) => {
     needSandboxes(context, t);
-    const exporter = memoryExporter();
-    configure({ exporter, exportMode: "immediate" });
+    await expectExecTracedAsToolSpan(connection(t));
+  });
+});
+
+describe("an exec traced against a fake exec session (on every machine, sandboxes or not)", () => {
+  it("traces an exec inside an observed call as a tool span with its usage", async () => {
+    const service = await startFakeSandboxService({
+      onExec: ({ session }) => {
+        session.print(1, "traced\n");
+        session.exit({ exitCode: 0, signal: null });
+      },
+      usage: { cpuSeconds: 0.02, memoryPeakBytes: 3 * 1024 * 1024 },
+    });
     try {
-      const sandbox = await Sandbox.create(connection(t));
-      const agent = observe(async () => sandbox.run("sh", { args: ["-c", "echo traced"] }), {
-        kind: "agent",
-        spanName: "agent",
-      });
-      await agent();
-      const tool = exporter.spans().find((span) => span.kind === "tool");
-      expect(tool).toMatchObject({ name: "sandbox exec sh", status: "ok" });
-      expect(tool?.attributes).toMatchObject({
-        "cairn.sandbox.id": sandbox.id,
-        "process.exit.code": 0,
-        "cairn.sandbox.output_bytes": 7,
-      });
-      expect(tool?.attributes["cairn.sandbox.cpu_seconds"]).toBeGreaterThanOrEqual(0);
-      expect(tool?.attributes["cairn.sandbox.memory_peak_bytes"]).toBeGreaterThan(0);
-      await sandbox.kill();
+      await expectExecTracedAsToolSpan({ endpoint: service.url, apiKey: service.apiKey });
+      expect(service.execs.map(({ cmd, args }) => [cmd, ...args])).toEqual([
+        ["sh", "-c", "echo traced"],
+      ]);
     } finally {
-      await shutdown();
+      await service.close();
     }
   });
 });
@@ -469,8 +533,20 @@ describe("a service without sandboxes", () => {
       ] as const) {
         const response = await server.call(method, path, method === "POST" ? {} : undefined);
         expect(response.status).toBe(503);
-        expect((await response.json()).message).toMatch(/sandboxes are turned off/);
+        expect(await response.json()).toMatchObject({
+          error: "sandbox_unavailable",
+          reason: "runner_unavailable",
+          detail: expect.stringMatching(/sandboxes are turned off/),
+        });
       }
+      // The client user catches the class, with the runner's reason.
+      const refused = await Sandbox.list({
+        endpoint: server.server.url,
+        apiKey: server.apiKey,
+      }).catch((error) => error);
+      expect(SandboxUnavailableError.isInstance(refused)).toBe(true);
+      expect(refused).toMatchObject({ reason: "runner_unavailable" });
+      expect(refused.message).toMatch(/sandboxes are turned off/);
       expect(server.server.sandboxes).toMatch(/^unavailable: sandboxes are turned off/);
     } finally {
       await server.stop();

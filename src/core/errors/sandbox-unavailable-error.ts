@@ -9,6 +9,8 @@ export interface SandboxUnavailableErrorOptions {
   readonly reason: SandboxUnavailableReason;
   /** Undefined when the runner itself is unavailable and no one sandbox is at fault. */
   readonly sandboxId?: string | undefined;
+  /** What the service said of it, for a runner that is unavailable. */
+  readonly detail?: string | undefined;
   readonly cause?: unknown;
 }
 
@@ -28,16 +30,22 @@ export class SandboxUnavailableError extends SandboxError {
   readonly [marker] = true;
   readonly reason: SandboxUnavailableReason;
   readonly sandboxId: string | undefined;
+  /** What the service said of it, for a runner that is unavailable. */
+  readonly detail: string | undefined;
 
   constructor(options: SandboxUnavailableErrorOptions) {
     const subject =
       options.sandboxId === undefined ? "The sandbox" : `Sandbox ${options.sandboxId}`;
-    super("sandbox_unavailable", `${subject} is unavailable: ${nextSteps[options.reason]}`, {
-      cause: options.cause,
-    });
+    const detail = options.detail === undefined ? "" : ` (${options.detail})`;
+    super(
+      "sandbox_unavailable",
+      `${subject} is unavailable: ${nextSteps[options.reason]}${detail}`,
+      { cause: options.cause },
+    );
     this.name = "SandboxUnavailableError";
     this.reason = options.reason;
     this.sandboxId = options.sandboxId;
+    this.detail = options.detail;
   }
 
   static override isInstance(error: unknown): error is SandboxUnavailableError {

@@ -61,15 +61,19 @@ export const testResultInputSchema = z.strictObject({
   expected_answer: z.string().max(1_000_000).nullable().optional(),
   output: z.string().max(1_000_000).nullable(),
   error: z.string().max(100_000).nullable().optional(),
-  scores: z.record(
-    z
-      .string()
-      .regex(
-        /^[A-Za-z0-9][A-Za-z0-9 _.:-]{0,63}$/,
-        "scorer names are 1 to 64 letters, digits, spaces and _ . : -",
-      ),
-    caseScoreSchema,
-  ),
+  scores: z
+    .record(
+      z
+        .string()
+        .regex(
+          /^[A-Za-z0-9][A-Za-z0-9 _.:-]{0,69}$/,
+          "scorer names are 1 to 70 letters, digits, spaces and _ . : -",
+        ),
+      caseScoreSchema,
+    )
+    .describe(
+      "by scorer name as the run asked for it: correctness was graded by rules, correctness:judge by the LLM judge",
+    ),
   latency_ms: z.number().nonnegative(),
   cost_usd: z.number().nonnegative().nullable().optional(),
   trace_id: z.string().max(64).nullable().optional(),

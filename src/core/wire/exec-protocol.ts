@@ -107,3 +107,12 @@ export const execRecordSchema = z.object({
   memoryPeakBytes: z.number().nullable(),
 });
 export type ExecRecord = z.infer<typeof execRecordSchema>;
+
+/** `POST /api/sandboxes/{id}/exec`: the exec started, and the token its WebSocket takes. */
+export const execStartedSchema = z.object({ execId: z.string(), token: z.string() });
+
+/** `GET /api/sandboxes/{id}/exec/{execId}`: its state, and a fresh token for its WebSocket. */
+export const execDetailSchema = execRecordSchema.extend({ token: z.string() });
+
+/** `GET /api/sandboxes/{id}/exec`. */
+export const execListSchema = z.object({ execs: z.array(execRecordSchema) });

@@ -42,6 +42,9 @@ export const sandboxRecordSchema = z.object({
 });
 export type SandboxRecord = z.infer<typeof sandboxRecordSchema>;
 
+/** `GET /api/sandboxes`. */
+export const sandboxListSchema = z.object({ sandboxes: z.array(sandboxRecordSchema) });
+
 /** `PATCH /api/sandboxes/{id}`: extend the lifetime, resize CPU and memory live. */
 export const updateSandboxRequestSchema = z
   .strictObject({

@@ -8,8 +8,11 @@ const spanIdField = z
 const scorerSlugField = z
   .string()
   .regex(
-    /^[a-z0-9][a-z0-9_-]{0,63}$/,
-    "must be lowercase letters, digits, _ and - (a built-in such as correctness, or a registered scorer)",
+    /^[a-z0-9][a-z0-9_-]{0,63}(:judge)?$/,
+    "must be lowercase letters, digits, _ and -, with :judge at the end to have the LLM judge grade (a built-in such as correctness or correctness:judge, or a registered scorer)",
+  )
+  .describe(
+    "correctness, faithfulness, toxicity, helpfulness or one of the service's scorers. A plain slug grades by rules and never calls the LLM judge; a slug ending in :judge (correctness:judge) has the judge grade. helpfulness is judge only: helpfulness:judge",
   );
 
 /** `POST /scores` computing a scorer on what the trace recorded. */
@@ -32,7 +35,11 @@ export const givenScoreRequestSchema = z.strictObject({
 /** `POST /scores/judge`: grade with the LLM judge; with a trace_id, the score is stored on it. */
 export const judgeScoreRequestSchema = z
   .strictObject({
-    scorer_slug: scorerSlugField.optional(),
+    scorer_slug: scorerSlugField
+      .optional()
+      .describe(
+        "the scorer the judge grades with: correctness, faithfulness, toxicity, helpfulness or one of the service's; this route always asks the judge, so correctness and correctness:judge are the same here, and the score is stored as correctness:judge",
+      ),
     criteria: z
       .string()
       .min(1)
@@ -67,7 +74,11 @@ export const scoreSchema = z.object({
   score_id: z.string().describe("sc_ + 24 hex"),
   trace_id: z.string(),
   span_id: z.string().nullable(),
-  name: z.string().describe("the scorer slug, or the name given with the score"),
+  name: z
+    .string()
+    .describe(
+      "the scorer slug as asked for (correctness, or correctness:judge when the judge graded), or the name given with the score",
+    ),
   value: z.number().nullable().describe("0 to 1, higher is better; null when undecided"),
   label: z.string().nullable(),
   reason: z.string().nullable().describe("the scorer's reason, or the reviewer's comment"),
@@ -84,6 +95,9 @@ export const judgeVerdictSchema = z.object({
   model: z.string(),
   stored: scoreSchema.nullable(),
 });
+
+/** `GET /traces/{id}/scores`. */
+export const scoreListSchema = z.object({ scores: z.array(scoreSchema) });
 
 export type Score = z.infer<typeof scoreSchema>;
 export type JudgeVerdict = z.infer<typeof judgeVerdictSchema>;

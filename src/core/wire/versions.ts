@@ -18,5 +18,18 @@ export const versionEventSchema = z.object({
   at: z.string(),
 });
 
+/** `GET /versions`. */
+export const versionListSchema = z.object({
+  versions: z.array(versionSchema).describe("newest first"),
+  history: z.array(versionEventSchema).describe("publishes and rollbacks, oldest first"),
+});
+
+/** `POST /versions/{id}/rollback`. */
+export const rollbackResultSchema = versionSchema.extend({
+  rolled_back_by: z.string(),
+  rolled_back_at: z.string(),
+});
+
+export type RollbackResult = z.infer<typeof rollbackResultSchema>;
 export type Version = z.infer<typeof versionSchema>;
 export type VersionEvent = z.infer<typeof versionEventSchema>;

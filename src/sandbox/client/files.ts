@@ -1,13 +1,13 @@
+import {
+  type FileEntry,
+  fileEntrySchema,
+  fileListSchema,
+  fileWrittenSchema,
+} from "../../core/wire/files.js";
 import { type ResolvedConnection, sandboxJson, sandboxRequest } from "./http.js";
 
 /** A file or directory of a sandbox's /workspace. */
-export interface SandboxFileEntry {
-  readonly name: string;
-  readonly path: string;
-  readonly type: "file" | "directory" | "symlink" | "other";
-  readonly size: number;
-  readonly mtime: string;
-}
+export type SandboxFileEntry = FileEntry;
 
 /**
  * The files under a sandbox's /workspace. Paths are relative to /workspace or absolute under
@@ -20,28 +20,26 @@ export class SandboxFiles {
   ) {}
 
   async list(path = "/workspace"): Promise<SandboxFileEntry[]> {
-    const answer = await sandboxJson<{ entries: SandboxFileEntry[] }>(
-      this.connection,
-      "GET",
-      this.url("", path),
-      { sandboxId: this.sandboxId },
-    );
-    if (!Array.isArray(answer.entries)) throw new TypeError(`${path} is a file; read() it`);
-    return answer.entries;
+    const response = await sandboxRequest(this.connection, "GET", this.url("", path));
+    if (!response.headers.get("content-type")?.includes("json")) {
+      await response.body?.cancel();
+      throw new TypeError(`${path} is a file; read() it`);
+    }
+    const answer = fileListSchema.safeParse(await response.json());
+    if (!answer.success)
+      throw new TypeError(`${path}: the service's listing is not one this client reads`);
+    return answer.data.entries;
   }
 
   stat(path: string): Promise<SandboxFileEntry> {
-    return sandboxJson(this.connection, "GET", this.url("/stat", path), {
-      sandboxId: this.sandboxId,
-    });
+    return sandboxJson(this.connection, "GET", this.url("/stat", path), fileEntrySchema);
   }
 
   /** The bytes of a file, streamed. */
   async readStream(path: string): Promise<ReadableStream<Uint8Array>> {
-    const response = await sandboxRequest(this.connection, "GET", this.url("", path), {
-      sandboxId: this.sandboxId,
-    });
+    const response = await sandboxRequest(this.connection, "GET", this.url("", path));
     if (response.headers.get("content-type")?.includes("json")) {
+      await response.body?.cancel();
       throw new TypeError(`${path} is a directory; list() it`);
     }
     return response.body ?? new ReadableStream();
@@ -62,35 +60,33 @@ export class SandboxFiles {
     data: string | Uint8Array | Blob | ReadableStream<Uint8Array>,
   ): Promise<{ path: string; bytes: number }> {
     const body = typeof data === "string" ? new TextEncoder().encode(data) : (data as BodyInit);
-    const response = await sandboxRequest(this.connection, "PUT", this.url("", path), {
+    // No time limit: the answer comes once the whole body is in, however long it takes.
+    return sandboxJson(this.connection, "PUT", this.url("", path), fileWrittenSchema, {
       body: body as BodyInit,
-      sandboxId: this.sandboxId,
       headers: { "content-type": "application/octet-stream" },
+      timeoutMs: 0,
     });
-    return (await response.json()) as { path: string; bytes: number };
   }
 
   mkdir(path: string): Promise<SandboxFileEntry> {
-    return sandboxJson(this.connection, "POST", `/api/sandboxes/${this.sandboxId}/files/mkdir`, {
+    return sandboxJson(this.connection, "POST", this.url("/mkdir"), fileEntrySchema, {
       json: { path },
-      sandboxId: this.sandboxId,
     });
   }
 
   move(from: string, to: string): Promise<SandboxFileEntry> {
-    return sandboxJson(this.connection, "POST", `/api/sandboxes/${this.sandboxId}/files/move`, {
+    return sandboxJson(this.connection, "POST", this.url("/move"), fileEntrySchema, {
       json: { from, to },
-      sandboxId: this.sandboxId,
     });
   }
 
   async remove(path: string): Promise<void> {
-    await sandboxRequest(this.connection, "DELETE", this.url("", path), {
-      sandboxId: this.sandboxId,
-    });
+    const response = await sandboxRequest(this.connection, "DELETE", this.url("", path));
+    await response.body?.cancel();
   }
 
-  private url(suffix: string, path: string): string {
-    return `/api/sandboxes/${this.sandboxId}/files${suffix}?path=${encodeURIComponent(path)}`;
+  private url(suffix: string, path?: string): string {
+    const base = `/api/sandboxes/${encodeURIComponent(this.sandboxId)}/files${suffix}`;
+    return path === undefined ? base : `${base}?path=${encodeURIComponent(path)}`;
   }
 }

@@ -1,12 +1,7 @@
-import { readEnv } from "../../core/env.js";
-import {
-  ApiRequestError,
-  ConfigurationError,
-  SandboxCapacityError,
-  SandboxLimitError,
-  SandboxNotFoundError,
-  SandboxUnavailableError,
-} from "../../core/errors/index.js";
+import type { ZodType } from "zod";
+import { type ServiceConnection, serviceConnection } from "../../core/config.js";
+import { ConfigurationError } from "../../core/errors/index.js";
+import { callService, requestJson, type ServiceRequest } from "../../core/http/request.js";
 
 /** Where the Cairn service is. Default: `CAIRN_ENDPOINT` and `CAIRN_API_KEY`. */
 export interface SandboxConnection {
@@ -14,103 +9,41 @@ export interface SandboxConnection {
   readonly apiKey?: string;
 }
 
-export interface ResolvedConnection {
-  readonly endpoint: string;
-  readonly apiKey: string | undefined;
-}
+export type ResolvedConnection = ServiceConnection;
 
-export function resolveConnection(connection: SandboxConnection = {}): ResolvedConnection {
-  const endpoint = connection.endpoint ?? readEnv("CAIRN_ENDPOINT");
-  if (endpoint === undefined) {
+export function resolveConnection(connection: SandboxConnection = {}): ServiceConnection {
+  const resolved = serviceConnection(connection);
+  if (resolved === undefined) {
     throw new ConfigurationError(
       "no Cairn service to run sandboxes on: pass { endpoint, apiKey } or set CAIRN_ENDPOINT and CAIRN_API_KEY",
     );
   }
-  return {
-    endpoint: endpoint.replace(/\/+$/, ""),
-    apiKey: connection.apiKey ?? readEnv("CAIRN_API_KEY"),
-  };
+  return resolved;
 }
+
+type CallOptions = Omit<ServiceRequest, "method" | "path">;
 
 /**
- * Calls the sandbox API and returns the response. Errors become typed: a sandbox that does not
- * exist → SandboxNotFoundError; one that is not running (409) or a runner that is unavailable
- * (503) → SandboxUnavailableError; anything else → ApiRequestError with the service's message.
+ * Calls the sandbox API and returns the response, for a caller that reads a stream. Error
+ * answers throw the class their code means (SandboxNotFoundError, SandboxUnavailableError,
+ * SandboxLimitError, SandboxCapacityError, else ApiRequestError).
  */
-export async function sandboxRequest(
-  connection: ResolvedConnection,
-  method: string,
+export function sandboxRequest(
+  connection: ServiceConnection,
+  method: ServiceRequest["method"],
   path: string,
-  options: {
-    json?: unknown;
-    body?: BodyInit;
-    sandboxId?: string;
-    headers?: Record<string, string>;
-  } = {},
+  options: CallOptions = {},
 ): Promise<Response> {
-  const headers: Record<string, string> = { ...options.headers };
-  if (connection.apiKey !== undefined) headers["x-api-key"] = connection.apiKey;
-  let body = options.body;
-  if (options.json !== undefined) {
-    headers["content-type"] = "application/json";
-    body = JSON.stringify(options.json);
-  }
-  let response: Response;
-  try {
-    response = await fetch(`${connection.endpoint}${path}`, {
-      method,
-      headers,
-      // No redirects: fetch would otherwise keep every chunk of a streamed upload in memory,
-      // in case it had to send the body again.
-      redirect: "error",
-      ...(body === undefined ? {} : { body, duplex: "half" }),
-    } as RequestInit);
-  } catch (cause) {
-    throw new ApiRequestError(
-      "unreachable",
-      `could not reach the Cairn service at ${connection.endpoint}: ${cause instanceof Error ? cause.message : String(cause)}`,
-      0,
-      { cause },
-    );
-  }
-  if (response.ok) return response;
-  const text = await response.text();
-  let error: { error?: string; message?: string } = {};
-  try {
-    error = JSON.parse(text) as typeof error;
-  } catch {
-    // Not the service's error body.
-  }
-  const message =
-    error.message ?? `the Cairn service answered ${response.status} to ${method} ${path}`;
-  if (response.status === 404 && options.sandboxId !== undefined && /no sandbox/.test(message)) {
-    throw new SandboxNotFoundError(options.sandboxId);
-  }
-  // 409 "sandbox … is stopped/expired/failed/stopping": the sandbox cannot take work.
-  const ended = /is (stopped|expired|failed|stopping)\b/.exec(message)?.[1];
-  if (response.status === 409 && options.sandboxId !== undefined && ended !== undefined) {
-    const reason = ended === "stopping" ? "stopped" : (ended as "stopped" | "expired" | "failed");
-    throw new SandboxUnavailableError({
-      reason,
-      sandboxId: options.sandboxId,
-      cause: new Error(message),
-    });
-  }
-  const retryAfter = Number(response.headers.get("retry-after")) || undefined;
-  if (error.error === "limit_exceeded") throw new SandboxLimitError(message, { retryAfter });
-  if (error.error === "capacity_exceeded") throw new SandboxCapacityError(message, { retryAfter });
-  if (response.status === 503) {
-    throw new SandboxUnavailableError({ reason: "runner_unavailable", cause: new Error(message) });
-  }
-  throw new ApiRequestError(error.error ?? "http_error", message, response.status);
+  return callService(connection, { ...options, method, path });
 }
 
-export async function sandboxJson<T>(
-  connection: ResolvedConnection,
-  method: string,
+/** Calls the sandbox API and returns its JSON answer, checked against `schema`. */
+export function sandboxJson<T>(
+  connection: ServiceConnection,
+  method: ServiceRequest["method"],
   path: string,
-  options: { json?: unknown; sandboxId?: string } = {},
+  schema: ZodType<T>,
+  options: CallOptions = {},
 ): Promise<T> {
-  const response = await sandboxRequest(connection, method, path, options);
-  return (await response.json()) as T;
+  return requestJson(connection, { ...options, method, path, schema });
 }

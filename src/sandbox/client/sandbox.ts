@@ -1,6 +1,19 @@
+import type { ZodType } from "zod";
 import { traceExec } from "../../core/exec-trace-hook.js";
-import type { ExecRecord } from "../../core/wire/exec-protocol.js";
-import type { SandboxRecord, UsageReport } from "../../core/wire/sandbox.js";
+import type { ServiceRequest } from "../../core/http/request.js";
+import {
+  type ExecRecord,
+  execDetailSchema,
+  execListSchema,
+  execStartedSchema,
+} from "../../core/wire/exec-protocol.js";
+import {
+  type SandboxRecord,
+  sandboxListSchema,
+  sandboxRecordSchema,
+  type UsageReport,
+  usageReportSchema,
+} from "../../core/wire/sandbox.js";
 import type { CreateSandboxRequest } from "../../core/wire/sandbox-request.js";
 import { resolveSandboxRequest } from "../validate.js";
 import { connectExec, type ExecHandle, type ExecResult } from "./exec-handle.js";
@@ -66,7 +79,7 @@ export class Sandbox {
     for (const key of ["cpuCount", "memoryMB"] as const) {
       if (request[key] === undefined) delete (body as Record<string, unknown>)[key];
     }
-    const record = await sandboxJson<SandboxRecord>(connection, "POST", "/api/sandboxes", {
+    const record = await sandboxJson(connection, "POST", "/api/sandboxes", sandboxRecordSchema, {
       json: body,
     });
     return new Sandbox(connection, record);
@@ -75,13 +88,11 @@ export class Sandbox {
   /** A sandbox that exists, by id. */
   static async connect(id: string, connection: SandboxConnection = {}): Promise<Sandbox> {
     const resolved = resolveConnection(connection);
-    const record = await sandboxJson<SandboxRecord>(
+    const record = await sandboxJson(
       resolved,
       "GET",
       `/api/sandboxes/${encodeURIComponent(id)}`,
-      {
-        sandboxId: id,
-      },
+      sandboxRecordSchema,
     );
     return new Sandbox(resolved, record);
   }
@@ -94,10 +105,11 @@ export class Sandbox {
     const query = new URLSearchParams();
     if (tag !== undefined) query.set("tag", tag);
     if (status !== undefined) query.set("status", status);
-    const answer = await sandboxJson<{ sandboxes: SandboxRecord[] }>(
+    const answer = await sandboxJson(
       resolveConnection(connection),
       "GET",
       `/api/sandboxes${query.size > 0 ? `?${query}` : ""}`,
+      sandboxListSchema,
     );
     return answer.sandboxes;
   }
@@ -112,7 +124,7 @@ export class Sandbox {
   }
 
   async refresh(): Promise<SandboxRecord> {
-    this.current = await this.call<SandboxRecord>("GET", "");
+    this.current = await this.call(sandboxRecordSchema, "GET", "");
     return this.current;
   }
 
@@ -134,7 +146,7 @@ export class Sandbox {
     const [cmd, ...args] = argv;
     if (cmd === undefined || cmd === "") throw new TypeError("exec(): give the command to run");
     const pty = options.pty === true ? { cols: 80, rows: 24 } : options.pty || undefined;
-    const started = await this.call<{ execId: string; token: string }>("POST", "/exec", {
+    const started = await this.call(execStartedSchema, "POST", "/exec", {
       cmd,
       args,
       ...(options.env === undefined ? {} : { env: options.env }),
@@ -174,9 +186,7 @@ export class Sandbox {
     execId: string,
     options: ExecOptions & { token?: string; since?: number } = {},
   ): Promise<ExecHandle> {
-    const token =
-      options.token ??
-      (await this.call<{ token: string }>("GET", `/exec/${encodeURIComponent(execId)}`)).token;
+    const token = options.token ?? (await this.execRecord(execId)).token;
     const url = new URL(
       `${this.connection.endpoint}/api/sandboxes/${this.id}/exec/${encodeURIComponent(execId)}`,
     );
@@ -192,43 +202,51 @@ export class Sandbox {
 
   /** The state of an exec: running or ended, its exit code, output size and usage. */
   execRecord(execId: string): Promise<ExecRecord & { token: string }> {
-    return this.call("GET", `/exec/${encodeURIComponent(execId)}`);
+    return this.call(execDetailSchema, "GET", `/exec/${encodeURIComponent(execId)}`);
   }
 
   /** The execs of the sandbox, oldest first. */
   async execs(): Promise<ExecRecord[]> {
-    return (await this.call<{ execs: ExecRecord[] }>("GET", "/exec")).execs;
+    return (await this.call(execListSchema, "GET", "/exec")).execs;
   }
 
   /** Replaces the tags; usage from now on (and, by current tags, before) is attributed to them. */
   async setTags(tags: Record<string, string>): Promise<SandboxRecord> {
-    this.current = await this.call<SandboxRecord>("PUT", "/tags", { tags });
+    this.current = await this.call(sandboxRecordSchema, "PUT", "/tags", { tags });
     return this.current;
   }
 
   /** Extends the lifetime: it expires `seconds` from now. */
   async setTimeout(seconds: number): Promise<SandboxRecord> {
-    this.current = await this.call<SandboxRecord>("PATCH", "", { timeout: seconds });
+    this.current = await this.call(sandboxRecordSchema, "PATCH", "", { timeout: seconds });
     return this.current;
   }
 
   /** Changes CPU and memory while it runs. */
   async resize(size: { cpuCount?: number; memoryMB?: number }): Promise<SandboxRecord> {
-    this.current = await this.call<SandboxRecord>("PATCH", "", size);
+    this.current = await this.call(sandboxRecordSchema, "PATCH", "", size);
     return this.current;
   }
 
   /** Stops it: every process killed, the workspace deleted. */
   async kill(): Promise<SandboxRecord> {
-    this.current = await this.call<SandboxRecord>("DELETE", "");
+    this.current = await this.call(sandboxRecordSchema, "DELETE", "");
     return this.current;
   }
 
-  private call<T>(method: string, path: string, json?: unknown): Promise<T> {
-    return sandboxJson<T>(this.connection, method, `/api/sandboxes/${this.id}${path}`, {
-      sandboxId: this.id,
-      ...(json === undefined ? {} : { json }),
-    });
+  private call<T>(
+    schema: ZodType<T>,
+    method: ServiceRequest["method"],
+    path: string,
+    json?: unknown,
+  ): Promise<T> {
+    return sandboxJson(
+      this.connection,
+      method,
+      `/api/sandboxes/${encodeURIComponent(this.id)}${path}`,
+      schema,
+      json === undefined ? {} : { json },
+    );
   }
 }
 
@@ -243,12 +261,13 @@ export function usage(
 ): Promise<UsageReport> {
   const { endpoint, apiKey, ...rest } = query;
   const search = new URLSearchParams(rest as Record<string, string>);
-  return sandboxJson<UsageReport>(
+  return sandboxJson(
     resolveConnection({
       ...(endpoint === undefined ? {} : { endpoint }),
       ...(apiKey === undefined ? {} : { apiKey }),
     }),
     "GET",
     `/api/usage${search.size > 0 ? `?${search}` : ""}`,
+    usageReportSchema,
   );
 }

@@ -3,17 +3,12 @@ import { posix } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { CairnError, SandboxLimitError } from "../../core/errors/index.js";
+import { log } from "../../core/logger.js";
+import type { FileEntry } from "../../core/wire/files.js";
 import { EnterError, type EnteredProcess, enterSandbox } from "./enter.js";
 import type { LiveSandbox } from "./live-sandbox.js";
 
-/** An entry of a directory listing, or what `stat` says of a path. */
-export interface FileEntry {
-  readonly name: string;
-  readonly path: string;
-  readonly type: "file" | "directory" | "symlink" | "other";
-  readonly size: number;
-  readonly mtime: string;
-}
+export type { FileEntry } from "../../core/wire/files.js";
 
 const workspaceRoot = "/workspace";
 
@@ -93,10 +88,11 @@ async function complete(entered: EnteredProcess, what: string): Promise<Buffer> 
     await entered.started;
   } catch (error) {
     if (error instanceof EnterError && error.errno === 2) throw missingTool(what, error);
-    throw new CairnError(
-      "unavailable",
-      `${what}: the sandbox could not run it: ${(error as Error).message}`,
-    );
+    // The helper's own words describe the host: they stay out of the answer.
+    log.debug(`${what}: the sandbox could not run it`, error);
+    throw new CairnError("unavailable", `${what}: the sandbox could not run it; retry`, {
+      cause: error,
+    });
   }
   const [exit] = await Promise.all([
     entered.exited,

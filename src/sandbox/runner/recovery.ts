@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { readdir, readFile, rm } from "node:fs/promises";
+import { readdir, readFile, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { SandboxError } from "../../core/errors/index.js";
@@ -28,10 +28,12 @@ export async function recoverRunner(options: {
     problems.push(`the cgroups under ${options.cgroups?.root}: ${(error as Error).message}`);
   });
   // Runners killed with -9 whose data directories never start again: their empty cgroups. A
-  // runner is gone when its runtime folder is, or says a pid that is gone.
+  // runner is gone when its runtime folder says a pid that is gone, or when it has no runtime
+  // folder and its cgroup has not changed for an hour (a cgroup made by other means, a test's
+  // say, is left alone while it is in use).
   const parent = dirname(options.runtimeDir);
   await options.cgroups
-    ?.removeEmptyRunners(async (name) => !(await runnerAlive(join(parent, name))))
+    ?.removeEmptyRunners((name, tree) => runnerGone(join(parent, name), tree))
     .catch(() => undefined);
   for (const folder of await leftFolders(options.runtimeDir)) {
     const problem = await removeRuntimeFolder(folder);
@@ -106,9 +108,17 @@ export async function loopDevicesUnder(folder: string): Promise<string[]> {
 }
 
 /** Whether the runner of a runtime folder runs: its folder says a pid that is alive. */
-async function runnerAlive(folder: string): Promise<boolean> {
-  const pid = Number((await readFile(join(folder, "runner.pid"), "utf8").catch(() => "")).trim());
-  return Number.isInteger(pid) && pid > 0 && isAlive(pid);
+async function runnerGone(folder: string, cgroup: string): Promise<boolean> {
+  const said = await readFile(join(folder, "runner.pid"), "utf8").catch(() => undefined);
+  if (said !== undefined) {
+    const pid = Number(said.trim());
+    return !(Number.isInteger(pid) && pid > 0 && isAlive(pid));
+  }
+  const changed = await stat(cgroup).then(
+    (found) => found.mtimeMs,
+    () => Date.now(),
+  );
+  return Date.now() - changed > 60 * 60 * 1000;
 }
 
 function isAlive(pid: number): boolean {

@@ -1,7 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CairnError, SandboxLimitError } from "../../core/errors/index.js";
+import {
+  CairnError,
+  SandboxError,
+  SandboxLimitError,
+  SandboxNotFoundError,
+  SandboxUnavailableError,
+} from "../../core/errors/index.js";
 import { log } from "../../core/logger.js";
 import type { ExecRecord } from "../../core/wire/exec-protocol.js";
 import type { SandboxRecord, SandboxStatus } from "../../core/wire/sandbox.js";
@@ -65,8 +71,10 @@ export interface CreateOptions {
   readonly tags: Record<string, string>;
 }
 
-function fail(code: string, message: string): never {
-  throw new CairnError(code, message);
+/** Refuses work on a sandbox that is not running (or no longer will be). */
+function notRunning(id: string, status: string): never {
+  const reason = status === "expired" || status === "failed" ? status : "stopped";
+  throw new SandboxUnavailableError({ reason, sandboxId: id });
 }
 
 /**
@@ -193,10 +201,15 @@ export class SandboxRunner {
     id: string,
     options: CreateOptions,
   ): Promise<SandboxRecord> {
-    if (this.closed) fail("unavailable", "the sandbox runner is shutting down");
+    if (this.closed) {
+      throw new SandboxUnavailableError({
+        reason: "runner_unavailable",
+        detail: "it is shutting down",
+      });
+    }
     const template = this.settings.templates.get(options.template);
     if (template === undefined) {
-      fail(
+      throw new CairnError(
         "invalid_request",
         `no template "${options.template}"; the templates are ${[...this.settings.templates.keys()].join(", ")}`,
       );
@@ -204,10 +217,10 @@ export class SandboxRunner {
     await this.ready;
     const unenforced = this.unenforcedLimits;
     if (unenforced.length > 0 && this.settings.allowUnenforcedLimits !== true) {
-      fail(
-        "unavailable",
-        `this host cannot enforce the sandbox limits on ${unenforced.join(", ")}; run \`cairn doctor\`, or start the runner with --allow-unenforced-limits to run sandboxes without them`,
-      );
+      throw new SandboxUnavailableError({
+        reason: "runner_unavailable",
+        detail: `this host cannot enforce the sandbox limits on ${unenforced.join(", ")}; run \`cairn doctor\`, or start the runner with --allow-unenforced-limits to run sandboxes without them`,
+      });
     }
     const now = new Date();
     const record: SandboxRecord = {
@@ -266,10 +279,15 @@ export class SandboxRunner {
         ...record,
         status: "failed",
         endedAt: new Date().toISOString(),
-        failure: (error as Error).message,
+        failure: "it could not start; the service's log says why",
       };
       this.settings.records.update(failed);
-      fail("internal_error", `the sandbox could not start: ${(error as Error).message}`);
+      // The host's own text (paths, mounts, bwrap's words) stays in the service's log.
+      throw new SandboxError(
+        "sandbox_start_failed",
+        `sandbox ${record.id} could not start; the service's log says why`,
+        { cause: error },
+      );
     }
   }
 
@@ -278,7 +296,7 @@ export class SandboxRunner {
     const live = this.live.get(id);
     if (live !== undefined && live.projectId === projectId) return live.record;
     const stored = this.settings.records.get(projectId, id);
-    if (stored === undefined) fail("not_found", `no sandbox ${id}`);
+    if (stored === undefined) throw new SandboxNotFoundError(id);
     return stored;
   }
 
@@ -317,7 +335,11 @@ export class SandboxRunner {
       try {
         await sandbox.cgroup?.setLimits({ ...next, pids: this.pidsLimit });
       } catch (error) {
-        fail("conflict", `cannot resize ${id}: ${(error as Error).message}`);
+        throw new SandboxError(
+          "conflict",
+          `sandbox ${id} cannot be resized to ${next.cpuCount} CPUs and ${next.memoryMB} MB now: its processes may use more memory than that; free memory in it, or ask for more`,
+          { cause: error },
+        );
       }
       this.stillRunning(sandbox);
       await this.changeSegment(sandbox, (record) => ({ ...record, ...next }));
@@ -436,8 +458,7 @@ export class SandboxRunner {
 
   /** Refuses work on a sandbox that began stopping while a request waited. */
   private stillRunning(sandbox: LiveSandbox): void {
-    if (sandbox.stopping !== undefined)
-      fail("conflict", `sandbox ${sandbox.record.id} is stopping`);
+    if (sandbox.stopping !== undefined) notRunning(sandbox.record.id, "stopping");
   }
 
   /** How many WebSockets follow (or are opening for) the runner's execs, all together. */
@@ -461,7 +482,9 @@ export class SandboxRunner {
     const sandbox = this.live.get(id);
     this.get(projectId, id);
     const session = sandbox?.projectId === projectId ? sandbox.execs.get(execId) : undefined;
-    if (session === undefined) fail("not_found", `sandbox ${id} has no exec ${execId}`);
+    if (session === undefined) {
+      throw new SandboxError("exec_not_found", `sandbox ${id} has no exec ${execId}`);
+    }
     return session;
   }
 
@@ -469,10 +492,9 @@ export class SandboxRunner {
   running(projectId: string, id: string): LiveSandbox {
     const sandbox = this.live.get(id);
     if (sandbox === undefined || sandbox.projectId !== projectId) {
-      const record = this.get(projectId, id);
-      fail("conflict", `sandbox ${id} is ${record.status}; create a new one`);
+      notRunning(id, this.get(projectId, id).status);
     }
-    if (sandbox.stopping !== undefined) fail("conflict", `sandbox ${id} is stopping`);
+    if (sandbox.stopping !== undefined) notRunning(id, "stopping");
     return sandbox;
   }
 

@@ -2,8 +2,8 @@ import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
-import { readEnv } from "../../core/env.js";
-import { CairnError, ConfigurationError } from "../../core/errors/index.js";
+import { integerSetting } from "../../core/config.js";
+import { CairnError } from "../../core/errors/index.js";
 import { log } from "../../core/logger.js";
 import type { IngestResult } from "../store/span-store.js";
 import type { WriteLock } from "../store/write-lock.js";
@@ -16,19 +16,13 @@ import type { FromWorker, ToWorker, WorkerData } from "./worker-messages.js";
  * single core.
  */
 export function ingestWorkerCount(requested?: number): number {
-  const configured = requested ?? readEnv("CAIRN_INGEST_WORKERS");
-  if (configured === undefined) {
-    const cores = availableParallelism();
-    return cores < 2 ? 0 : Math.min(cores, 4);
-  }
-  const count = Number(configured);
-  if (!Number.isInteger(count) || count < 0 || count > 64) {
-    const source = requested === undefined ? "CAIRN_INGEST_WORKERS" : "ingestWorkers";
-    throw new ConfigurationError(
-      `${source} must be a whole number from 0 to 64 (got ${JSON.stringify(configured)})`,
-    );
-  }
-  return count;
+  const cores = availableParallelism();
+  return integerSetting("ingestWorkers", requested, {
+    min: 0,
+    max: 64,
+    fallback: cores < 2 ? 0 : Math.min(cores, 4),
+    option: "ingestWorkers",
+  });
 }
 
 interface Pending {

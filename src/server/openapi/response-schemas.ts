@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { exportedSpanSchema, spanKinds } from "../../core/wire/index.js";
 import { scoreSchema } from "../../core/wire/scores.js";
-import { versionEventSchema, versionSchema } from "../../core/wire/versions.js";
 import { errorStatuses } from "../http/api-error.js";
 
 const codes = Object.keys(errorStatuses) as [
@@ -12,6 +11,15 @@ const codes = Object.keys(errorStatuses) as [
 export const errorBodySchema = z.object({
   error: z.enum(codes).describe("a stable snake_case code"),
   message: z.string().describe("what happened and what to do, as a sentence"),
+  sandbox_id: z.string().optional().describe("sandbox errors: the sandbox concerned"),
+  reason: z
+    .enum(["stopped", "expired", "failed", "runner_unavailable"])
+    .optional()
+    .describe("sandbox_unavailable: why the sandbox cannot take work"),
+  detail: z
+    .string()
+    .optional()
+    .describe("sandbox_unavailable with runner_unavailable: what the runner says of it"),
 });
 
 export const ingestResultSchema = z.object({
@@ -64,12 +72,4 @@ export const traceDetailSchema = traceSummarySchema.extend({
   scores: z.array(scoreSchema),
 });
 
-export const versionListSchema = z.object({
-  versions: z.array(versionSchema).describe("newest first"),
-  history: z.array(versionEventSchema).describe("publishes and rollbacks, oldest first"),
-});
-
-export const rollbackResultSchema = versionSchema.extend({
-  rolled_back_by: z.string(),
-  rolled_back_at: z.string(),
-});
+export { rollbackResultSchema, versionListSchema } from "../../core/wire/versions.js";

@@ -2,6 +2,7 @@ import { Readable } from "node:stream";
 import type { Context } from "hono";
 import { Hono } from "hono";
 import { z } from "zod";
+import { SandboxUnavailableError } from "../../core/errors/index.js";
 import { setTagsRequestSchema, updateSandboxRequestSchema } from "../../core/wire/sandbox.js";
 import { createSandboxRequestSchema } from "../../core/wire/sandbox-request.js";
 import { cpuCountSchema, memoryMBSchema, memoryTiersMB } from "../../core/wire/sandbox-sizes.js";
@@ -314,7 +315,12 @@ export function sandboxRoutes(
 
 function unavailableGuard(service: SandboxService) {
   return async (_c: unknown, next: () => Promise<void>) => {
-    if ("unavailable" in service) throw new ApiError("unavailable", service.unavailable);
+    if ("unavailable" in service) {
+      throw new SandboxUnavailableError({
+        reason: "runner_unavailable",
+        detail: service.unavailable,
+      });
+    }
     await next();
   };
 }

@@ -4,8 +4,11 @@ import {
   type AnalyticsGroupBy,
   analyticsGroupings,
   type CostReport,
+  costReportSchema,
   type MetricsReport,
+  metricsReportSchema,
   type PerformanceReport,
+  performanceReportSchema,
 } from "../../core/wire/analytics.js";
 import { type SpanKind, spanKinds } from "../../core/wire/span-kind.js";
 import { describeIssues } from "../../core/zod-message.js";
@@ -107,7 +110,12 @@ function analyticsQuery(call: string, options: AnalyticsOptions): string {
  * console.log(totals.error_rate, groups.map((group) => [group.key, group.total_tokens]));
  */
 export async function getMetrics(options: AnalyticsOptions = {}): Promise<MetricsReport> {
-  return requestService("GET", `/analytics/metrics${analyticsQuery("getMetrics", options)}`);
+  return requestService(
+    "GET",
+    `/analytics/metrics${analyticsQuery("getMetrics", options)}`,
+    undefined,
+    metricsReportSchema,
+  );
 }
 
 /**
@@ -119,7 +127,12 @@ export async function getMetrics(options: AnalyticsOptions = {}): Promise<Metric
  * for (const day of costs.days) console.log(day.date, day.cost_usd);
  */
 export async function getCosts(options: AnalyticsOptions = {}): Promise<CostReport> {
-  return requestService("GET", `/analytics/costs${analyticsQuery("getCosts", options)}`);
+  return requestService(
+    "GET",
+    `/analytics/costs${analyticsQuery("getCosts", options)}`,
+    undefined,
+    costReportSchema,
+  );
 }
 
 /**
@@ -134,5 +147,7 @@ export async function getPerformance(options: AnalyticsOptions = {}): Promise<Pe
   return requestService(
     "GET",
     `/analytics/performance${analyticsQuery("getPerformance", options)}`,
+    undefined,
+    performanceReportSchema,
   );
 }

@@ -1,15 +1,22 @@
 import { z } from "zod";
 import { ConfigurationError } from "../../core/errors/index.js";
-import type {
-  CreateTestRunRequest,
-  Dataset,
-  TestCase,
-  TestRun,
-  TestRunComparison,
-  TestRunDetail,
+import {
+  type CreateTestRunRequest,
+  type Dataset,
+  datasetSchema,
+  type TestCase,
+  type TestRun,
+  type TestRunComparison,
+  type TestRunDetail,
+  testCaseSchema,
+  testRunComparisonSchema,
+  testRunDetailSchema,
+  testRunSchema,
 } from "../../core/wire/evals.js";
 import { describeIssues } from "../../core/zod-message.js";
 import { requestService } from "./request.js";
+
+const caseListSchema = z.object({ cases: z.array(testCaseSchema) });
 
 /**
  * A test case as the SDK takes it: `query` and `expected_answer` as the API names them, or
@@ -69,35 +76,38 @@ export async function createTestCases(
     dataset,
     cases: cases.map((each, index) => toApiCase(each, index, "createTestCases()")),
   };
-  const answer = await requestService<{ cases: TestCase[] }>("POST", "/testing/cases", body);
+  const answer = await requestService("POST", "/testing/cases", body, caseListSchema);
   return answer.cases;
 }
 
 /** The cases of a dataset, oldest first. */
 export async function listTestCases(dataset?: string): Promise<TestCase[]> {
   const query = dataset === undefined ? "" : `?dataset=${encodeURIComponent(dataset)}`;
-  const answer = await requestService<{ cases: TestCase[] }>("GET", `/testing/cases${query}`);
+  const answer = await requestService("GET", `/testing/cases${query}`, undefined, caseListSchema);
   return answer.cases;
 }
 
 /** The datasets of the project, with their number of cases. */
 export async function listDatasets(): Promise<Dataset[]> {
-  return (await requestService<{ datasets: Dataset[] }>("GET", "/testing/datasets")).datasets;
+  const datasets = z.object({ datasets: z.array(datasetSchema) });
+  return (await requestService("GET", "/testing/datasets", undefined, datasets)).datasets;
 }
 
 /** Records a finished test run (`runTests()` does this for you). */
 export function recordTestRun(run: CreateTestRunRequest): Promise<TestRunDetail> {
-  return requestService<TestRunDetail>("POST", "/testing/runs", run);
+  return requestService("POST", "/testing/runs", run, testRunDetailSchema);
 }
 
 /** A test run with its results, case by case. */
 export function getTestRun(runId: string): Promise<TestRunDetail> {
-  return requestService<TestRunDetail>("GET", `/testing/runs/${encodeURIComponent(runId)}`);
+  const path = `/testing/runs/${encodeURIComponent(runId)}`;
+  return requestService("GET", path, undefined, testRunDetailSchema);
 }
 
 /** The latest test runs, newest first, without their results. */
 export async function listTestRuns(limit = 50): Promise<TestRun[]> {
-  return (await requestService<{ runs: TestRun[] }>("GET", `/testing/runs?limit=${limit}`)).runs;
+  const runs = z.object({ runs: z.array(testRunSchema) });
+  return (await requestService("GET", `/testing/runs?limit=${limit}`, undefined, runs)).runs;
 }
 
 /**
@@ -105,8 +115,10 @@ export async function listTestRuns(limit = 50): Promise<TestRun[]> {
  * change of each scorer's mean and of the pass rate.
  */
 export function compareTestRuns(baseRunId: string, runId: string): Promise<TestRunComparison> {
-  return requestService<TestRunComparison>(
+  return requestService(
     "GET",
     `/testing/runs/${encodeURIComponent(baseRunId)}/compare/${encodeURIComponent(runId)}`,
+    undefined,
+    testRunComparisonSchema,
   );
 }

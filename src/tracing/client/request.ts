@@ -1,15 +1,20 @@
-import { ApiRequestError, ConfigurationError } from "../../core/errors/index.js";
+import type { ZodType } from "zod";
+import { ConfigurationError } from "../../core/errors/index.js";
+import { requestJson, type ServiceRequest } from "../../core/http/request.js";
 import { serviceConnection } from "../runtime/configure.js";
 
 /**
  * Calls the Cairn service configured with `configure({ endpoint, apiKey })` (or CAIRN_ENDPOINT
- * and CAIRN_API_KEY) and returns the JSON answer. An error answer throws an `ApiRequestError`
- * carrying the service's code, message and status.
+ * and CAIRN_API_KEY) and returns its JSON answer, checked against `schema`. An error answer
+ * throws the error its code means (`ApiRequestError` with the service's code, message and
+ * status, or a more specific class).
  */
 export async function requestService<T>(
-  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
+  method: ServiceRequest["method"],
   path: string,
-  body?: unknown,
+  body: unknown,
+  schema: ZodType<T>,
+  options: { signal?: AbortSignal | undefined } = {},
 ): Promise<T> {
   const connection = serviceConnection();
   if (connection === undefined) {
@@ -17,41 +22,11 @@ export async function requestService<T>(
       "no Cairn service configured: call configure({ endpoint, apiKey }) or set CAIRN_ENDPOINT",
     );
   }
-  const url = `${connection.endpoint.replace(/\/+$/, "")}${path}`;
-  const headers: Record<string, string> = { accept: "application/json" };
-  if (connection.apiKey !== undefined) headers["x-api-key"] = connection.apiKey;
-  if (body !== undefined) headers["content-type"] = "application/json";
-  let response: Response;
-  try {
-    response = await fetch(url, {
-      method,
-      headers,
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-  } catch (cause) {
-    throw new ApiRequestError(
-      "unreachable",
-      `could not reach the Cairn service at ${url}: ${cause instanceof Error ? cause.message : String(cause)}`,
-      0,
-      { cause },
-    );
-  }
-  const text = await response.text();
-  let parsed: unknown;
-  try {
-    parsed = text === "" ? undefined : JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  if (!response.ok) {
-    const error = parsed as { error?: unknown; message?: unknown } | undefined;
-    throw new ApiRequestError(
-      typeof error?.error === "string" ? error.error : "http_error",
-      typeof error?.message === "string"
-        ? error.message
-        : `the Cairn service answered ${response.status} to ${method} ${path}`,
-      response.status,
-    );
-  }
-  return parsed as T;
+  return requestJson(connection, {
+    method,
+    path,
+    json: body,
+    schema,
+    signal: options.signal,
+  });
 }

@@ -1,4 +1,10 @@
-import type { JudgeVerdict, Score } from "../../core/wire/scores.js";
+import {
+  type JudgeVerdict,
+  judgeVerdictSchema,
+  type Score,
+  scoreListSchema,
+  scoreSchema,
+} from "../../core/wire/scores.js";
 import { requestService } from "./request.js";
 
 /**
@@ -14,11 +20,16 @@ export function scoreTrace(
   scorerSlug: string,
   options: { spanId?: string } = {},
 ): Promise<Score> {
-  return requestService<Score>("POST", "/scores", {
-    scorer_slug: scorerSlug,
-    trace_id: traceId,
-    ...(options.spanId === undefined ? {} : { span_id: options.spanId }),
-  });
+  return requestService(
+    "POST",
+    "/scores",
+    {
+      scorer_slug: scorerSlug,
+      trace_id: traceId,
+      ...(options.spanId === undefined ? {} : { span_id: options.spanId }),
+    },
+    scoreSchema,
+  );
 }
 
 /** A score given by a person or another system, stored on a trace (or one of its spans). */
@@ -40,20 +51,18 @@ export interface GivenScore {
  */
 export function addScore(traceId: string, score: GivenScore): Promise<Score> {
   const { spanId, ...rest } = score;
-  return requestService<Score>("POST", "/scores", {
-    trace_id: traceId,
-    ...rest,
-    ...(spanId === undefined ? {} : { span_id: spanId }),
-  });
+  return requestService(
+    "POST",
+    "/scores",
+    { trace_id: traceId, ...rest, ...(spanId === undefined ? {} : { span_id: spanId }) },
+    scoreSchema,
+  );
 }
 
 /** The scores stored on a trace, oldest first. */
 export async function getScores(traceId: string): Promise<Score[]> {
-  const answer = await requestService<{ scores: Score[] }>(
-    "GET",
-    `/traces/${encodeURIComponent(traceId)}/scores`,
-  );
-  return answer.scores;
+  const path = `/traces/${encodeURIComponent(traceId)}/scores`;
+  return (await requestService("GET", path, undefined, scoreListSchema)).scores;
 }
 
 /** What to grade with the service's LLM judge: a scorer or criteria, and the texts or a trace. */
@@ -86,5 +95,5 @@ export function judgeOnService(options: JudgeOnServiceOptions): Promise<JudgeVer
     span_id: options.spanId,
   };
   for (const key of Object.keys(body)) if (body[key] === undefined) delete body[key];
-  return requestService<JudgeVerdict>("POST", "/scores/judge", body);
+  return requestService("POST", "/scores/judge", body, judgeVerdictSchema);
 }

@@ -1,6 +1,13 @@
 import { z } from "zod";
 import { ConfigurationError } from "../../core/errors/index.js";
-import type { Version, VersionEvent } from "../../core/wire/versions.js";
+import {
+  type RollbackResult,
+  rollbackResultSchema,
+  type Version,
+  type VersionEvent,
+  versionListSchema,
+  versionSchema,
+} from "../../core/wire/versions.js";
 import { describeIssues } from "../../core/zod-message.js";
 import { requestService } from "./request.js";
 
@@ -31,10 +38,12 @@ export async function publishVersion(options: PublishVersionOptions): Promise<Ve
     throw new ConfigurationError(`publishVersion(): ${describeIssues(parsed.error, "option")}`);
   }
   const { version, description, metadata } = parsed.data;
-  return requestService<Version>("POST", "/versions", {
-    version,
-    description: description ?? metadata?.changelog ?? "",
-  });
+  return requestService(
+    "POST",
+    "/versions",
+    { version, description: description ?? metadata?.changelog ?? "" },
+    versionSchema,
+  );
 }
 
 /**
@@ -43,9 +52,7 @@ export async function publishVersion(options: PublishVersionOptions): Promise<Ve
  * @example
  * await rollback("1.3.2");
  */
-export async function rollback(
-  versionIdOrVersion: string,
-): Promise<Version & { rolled_back_by: string; rolled_back_at: string }> {
+export async function rollback(versionIdOrVersion: string): Promise<RollbackResult> {
   let versionId = versionIdOrVersion;
   if (!versionIdOrVersion.startsWith("ver_")) {
     const found = (await listVersions()).find((each) => each.version === versionIdOrVersion);
@@ -56,19 +63,22 @@ export async function rollback(
     }
     versionId = found.version_id;
   }
-  return requestService("POST", `/versions/${encodeURIComponent(versionId)}/rollback`);
+  return requestService(
+    "POST",
+    `/versions/${encodeURIComponent(versionId)}/rollback`,
+    undefined,
+    rollbackResultSchema,
+  );
 }
 
 /** Every published version, newest first; the current one has `current: true`. */
 export async function listVersions(): Promise<Version[]> {
-  const answer = await requestService<{ versions: Version[] }>("GET", "/versions");
-  return answer.versions;
+  return (await requestService("GET", "/versions", undefined, versionListSchema)).versions;
 }
 
 /** Publishes and rollbacks, oldest first. */
 export async function versionHistory(): Promise<VersionEvent[]> {
-  const answer = await requestService<{ history: VersionEvent[] }>("GET", "/versions");
-  return answer.history;
+  return (await requestService("GET", "/versions", undefined, versionListSchema)).history;
 }
 
 /** The current version, or null when none is published. */

@@ -1,6 +1,10 @@
 import type { SpanExporter } from "@opentelemetry/sdk-trace";
 import { z } from "zod";
-import { readEnv } from "../../core/env.js";
+import {
+  serviceConnection as connectionFrom,
+  environment,
+  type ServiceConnection,
+} from "../../core/config.js";
 import { ConfigurationError } from "../../core/errors/index.js";
 import { log } from "../../core/logger.js";
 import { describeIssues } from "../../core/zod-message.js";
@@ -119,13 +123,7 @@ let configuredJudge: JudgeConfig | undefined;
 export function judgeSettings(): JudgeConfig | undefined {
   return configuredJudge;
 }
-let configuredConnection: Connection | undefined;
-
-/** Where the Cairn service is, for the API clients (versions, analytics, scores). */
-export interface Connection {
-  readonly endpoint: string;
-  readonly apiKey: string | undefined;
-}
+let configuredConnection: ServiceConnection | undefined;
 let triedEnvironment = false;
 const retiring = new Set<Runtime>();
 const retiredStats: ExportStats = {
@@ -151,8 +149,9 @@ export function configure(config: CairnConfig = {}): void {
     throw new ConfigurationError(`configure(): ${describeIssues(parsed.error, "setting")}`);
   }
   const options = parsed.data;
-  const endpoint = options.endpoint ?? readEnv("CAIRN_ENDPOINT");
-  const apiKey = options.apiKey ?? readEnv("CAIRN_API_KEY");
+  const connection = connectionFrom(options);
+  const endpoint = connection?.endpoint;
+  const apiKey = connection?.apiKey;
   const batch: BatchOptions = {
     ...defaultBatchOptions,
     ...(definedOnly(options.batch ?? {}) as Partial<BatchOptions>),
@@ -165,7 +164,7 @@ export function configure(config: CairnConfig = {}): void {
   const exporter = createExporter(options.exporter, endpoint, apiKey, options.serviceName, batch);
   configuredJudge = options.judge;
   triedEnvironment = true;
-  configuredConnection = endpoint === undefined ? undefined : { endpoint, apiKey };
+  configuredConnection = connection;
   const previous = current;
   current =
     exporter === undefined
@@ -210,7 +209,7 @@ export function configure(config: CairnConfig = {}): void {
 export function activeRuntime(): Runtime | undefined {
   if (current === undefined && !triedEnvironment) {
     triedEnvironment = true;
-    if (readEnv("CAIRN_ENDPOINT") !== undefined) {
+    if (environment("endpoint") !== undefined) {
       try {
         configure();
       } catch (error) {
@@ -225,10 +224,8 @@ export function activeRuntime(): Runtime | undefined {
  * The service the API clients talk to: the configured endpoint and key, else CAIRN_ENDPOINT and
  * CAIRN_API_KEY. Undefined when neither says.
  */
-export function serviceConnection(): Connection | undefined {
-  if (configuredConnection !== undefined) return configuredConnection;
-  const endpoint = readEnv("CAIRN_ENDPOINT");
-  return endpoint === undefined ? undefined : { endpoint, apiKey: readEnv("CAIRN_API_KEY") };
+export function serviceConnection(): ServiceConnection | undefined {
+  return configuredConnection ?? connectionFrom();
 }
 
 /** Sends every finished span now; resolves when the collector has answered. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { readEnv } from "../../core/env.js";
+import { type EnvironmentVariable, readVariable } from "../../core/config.js";
 import { ConfigurationError } from "../../core/errors/index.js";
 import { describeIssues } from "../../core/zod-message.js";
 
@@ -62,7 +62,7 @@ const environmentNames = {
  * some are set.
  */
 export function judgeFromEnvironment(
-  env: (name: string) => string | undefined = readEnv,
+  env: (name: EnvironmentVariable) => string | undefined = readVariable,
 ): JudgeConfig | undefined {
   const entries = Object.entries(environmentNames).map(([field, name]) => ({
     field,

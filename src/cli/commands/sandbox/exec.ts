@@ -1,3 +1,4 @@
+import { execStartedSchema } from "../../../core/wire/exec-protocol.js";
 import { resolveConnection, sandboxJson } from "../../../sandbox/client/http.js";
 import { Sandbox, type SandboxConnection } from "../../../sandbox/index.js";
 import {
@@ -133,8 +134,11 @@ function startExec(
   sandboxId: string,
   request: ExecRequest,
 ): Promise<{ execId: string; token: string }> {
-  return sandboxJson(resolveConnection(connection), "POST", `/api/sandboxes/${sandboxId}/exec`, {
-    json: request,
-    sandboxId,
-  });
+  return sandboxJson(
+    resolveConnection(connection),
+    "POST",
+    `/api/sandboxes/${sandboxId}/exec`,
+    execStartedSchema,
+    { json: request },
+  );
 }

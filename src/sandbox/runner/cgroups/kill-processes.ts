@@ -69,13 +69,13 @@ export async function waitFor(
 export async function removeEmptySiblings(
   parents: readonly string[],
   own: string,
-  abandoned: (name: string) => Promise<boolean>,
+  abandoned: (name: string, tree: string) => Promise<boolean>,
   remove: (tree: string) => Promise<void>,
 ): Promise<void> {
   for (const parent of parents) {
     for (const name of await listChildren(parent)) {
       const tree = join(parent, name);
-      if (name === own || !(await abandoned(name))) continue;
+      if (name === own || !(await abandoned(name, tree))) continue;
       if ((await listProcesses([tree])).length > 0) continue;
       await remove(tree).catch(() => undefined);
     }

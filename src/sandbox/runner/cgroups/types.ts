@@ -60,5 +60,7 @@ export interface CgroupDriver {
    * and that hold no process: what runners killed with -9 left, whose data directories never
    * start again.
    */
-  removeEmptyRunners(abandoned: (runnerName: string) => Promise<boolean>): Promise<void>;
+  removeEmptyRunners(
+    abandoned: (runnerName: string, tree: string) => Promise<boolean>,
+  ): Promise<void>;
 }

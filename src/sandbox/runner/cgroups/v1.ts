@@ -215,7 +215,9 @@ export class CgroupV1Driver implements CgroupDriver {
     return new CgroupV1(directories);
   }
 
-  removeEmptyRunners(abandoned: (runnerName: string) => Promise<boolean>): Promise<void> {
+  removeEmptyRunners(
+    abandoned: (runnerName: string, tree: string) => Promise<boolean>,
+  ): Promise<void> {
     const roots = distinct(this.#roots);
     return removeEmptySiblings(
       roots.map((root) => dirname(root)),

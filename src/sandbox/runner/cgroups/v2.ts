@@ -214,7 +214,9 @@ export class CgroupV2Driver implements CgroupDriver {
     return new CgroupV2(directory, this.#options);
   }
 
-  removeEmptyRunners(abandoned: (runnerName: string) => Promise<boolean>): Promise<void> {
+  removeEmptyRunners(
+    abandoned: (runnerName: string, tree: string) => Promise<boolean>,
+  ): Promise<void> {
     return removeEmptySiblings(
       [dirname(this.root)],
       basename(this.root),

@@ -7,6 +7,9 @@ const cli = fileURLToPath(new URL("../src/cli/index.ts", import.meta.url));
 const evals = fileURLToPath(new URL("./fixtures/evals/support-evals.ts", import.meta.url));
 const noTask = fileURLToPath(new URL("./fixtures/evals/no-task.ts", import.meta.url));
 const unknownScorer = fileURLToPath(new URL("./fixtures/evals/unknown-scorer.ts", import.meta.url));
+const judgeNotConfigured = fileURLToPath(
+  new URL("./fixtures/evals/judge-not-configured.ts", import.meta.url),
+);
 
 /**
  * Runs a command in a child process and collects what it printed and its exit code. Not
@@ -14,7 +17,14 @@ const unknownScorer = fileURLToPath(new URL("./fixtures/evals/unknown-scorer.ts"
  */
 function run(command: string, args: readonly string[]) {
   const child = spawn(command, args, {
-    env: { ...process.env, CAIRN_ENDPOINT: "", CAIRN_API_KEY: "" },
+    env: {
+      ...process.env,
+      CAIRN_ENDPOINT: "",
+      CAIRN_API_KEY: "",
+      CAIRN_JUDGE_BASE_URL: "",
+      CAIRN_JUDGE_API_KEY: "",
+      CAIRN_JUDGE_MODEL: "",
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";
@@ -102,6 +112,10 @@ describe("cairn test <file>", () => {
     [[evals, "--min-score", "2"], /--min-score must be a number from 0 to 1/],
     [[], /name the test file/],
     [[unknownScorer], /no scorer "corectness"/],
+    [
+      [judgeNotConfigured],
+      /"correctness:judge" asks for the LLM judge, and none is configured: .*CAIRN_JUDGE_BASE_URL/,
+    ],
   ])("exits 2 with a clear message for %j", async (args, message) => {
     const result = await cairnTest(args as string[]);
     expect(result.code).toBe(2);

@@ -235,14 +235,24 @@ describe("runTests against the service", () => {
     },
   );
 
-  it("fails the run when a scorer needs a judge and none is configured", async () => {
+  it("refuses, before any case runs, a judge-only scorer without :judge and :judge without a judge", async () => {
+    let calls = 0;
+    const task = () => {
+      calls++;
+      return "a";
+    };
+    const cases = [{ input: "q", expected_output: "a" }];
+    await expect(runTests({ cases, task, scorers: ["helpfulness"] })).rejects.toThrow(
+      'runTests(): the helpfulness scorer is graded by the LLM judge only, and the judge grades only when asked: use "helpfulness:judge"',
+    );
+    const asked = runTests({ cases, task, scorers: ["correctness", "correctness:judge"] });
+    await expect(asked).rejects.toThrow(ConfigurationError);
     await expect(
-      runTests({
-        cases: [{ input: "q", expected_output: "a" }],
-        task: app,
-        scorers: ["helpfulness"],
-      }),
-    ).rejects.toThrow(/helpfulness scorer needs an LLM judge/);
+      runTests({ cases, task, scorers: ["correctness", "correctness:judge"] }),
+    ).rejects.toThrow(
+      /^runTests\(\): "correctness:judge" asks for the LLM judge, and none is configured: call configure\(\{ judge: \{ baseURL, apiKey, model \} \}\) or set CAIRN_JUDGE_BASE_URL/,
+    );
+    expect(calls).toBe(0);
   });
 });
 
@@ -277,20 +287,20 @@ describe("runTests with the LLM judge", () => {
     const report = await runTests({
       cases: [{ input: "How long does a refund take?" }, { input: "Can I return shoes?" }],
       task: app,
-      scorers: ["helpfulness"],
+      scorers: ["helpfulness:judge"],
       concurrency: 1,
     });
-    expect(report.results[0]?.scores.helpfulness).toEqual({
+    expect(report.results[0]?.scores["helpfulness:judge"]).toEqual({
       score: 0.8,
       label: "helpful",
       reason: "Answers with the delay.",
     });
     // The second case met a judge answering 500 four times: undecided, with why.
-    expect(report.results[1]?.scores.helpfulness).toMatchObject({
+    expect(report.results[1]?.scores["helpfulness:judge"]).toMatchObject({
       score: null,
       label: "judge_error",
     });
-    expect(report.results[1]?.scores.helpfulness?.reason).toMatch(/500/);
+    expect(report.results[1]?.scores["helpfulness:judge"]?.reason).toMatch(/500/);
     expect(report.summary.passed).toBe(1);
     expect(fake.requests).toHaveLength(5);
 

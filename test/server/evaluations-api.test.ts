@@ -138,12 +138,31 @@ describe("scores over HTTP", () => {
     ["a value over 1", { name: "x", value: 7, trace_id: traceA }, 400, /value/],
     ["a bad trace id", { name: "x", value: 1, trace_id: "tr_nope" }, 400, /not a trace id/],
     ["an unknown field", { name: "x", value: 1, trace_id: traceA, stars: 5 }, 400, /stars/],
-    // A scorer that needs a judge, on a service without one: the service's setup, not the request.
+    // helpfulness has no rules: the judge must be asked for, by name.
     [
-      "helpfulness without a judge",
+      "helpfulness without :judge",
       { scorer_slug: "helpfulness", trace_id: traceA },
+      400,
+      /graded by the LLM judge only.*"helpfulness:judge"/,
+    ],
+    // The judge asked for, on a service without one: the service's setup, not the request.
+    [
+      "correctness:judge without a judge",
+      { scorer_slug: "correctness:judge", trace_id: traceA },
       503,
-      /needs an LLM judge.*CAIRN_JUDGE_BASE_URL/,
+      /correctness:judge scorer asks for the LLM judge.*CAIRN_JUDGE_BASE_URL/,
+    ],
+    [
+      "helpfulness:judge without a judge",
+      { scorer_slug: "helpfulness:judge", trace_id: traceA },
+      503,
+      /helpfulness:judge scorer asks for the LLM judge.*CAIRN_JUDGE_BASE_URL/,
+    ],
+    [
+      "a mode other than :judge",
+      { scorer_slug: "correctness:llm", trace_id: traceA },
+      400,
+      /:judge/,
     ],
   ])(
     "refuses %s with the documented error, storing nothing",
@@ -177,6 +196,7 @@ describe("the judge on the service", () => {
   beforeAll(async () => {
     fake = await startFakeOpenAI([
       { json: { score: 0.9, label: "helpful", reason: "It answers the question directly." } },
+      { json: { score: 1, label: "correct", reason: "It gives the five days." } },
       { json: { score: 0.2, label: "impolite", reason: "It is curt." } },
       { status: 401, retryAfterMs: null },
     ]);
@@ -201,7 +221,12 @@ describe("the judge on the service", () => {
       score: 0.9,
       label: "helpful",
       model: "gpt-4o-mini",
-      stored: { name: "helpfulness", value: 0.9, source: "judge", scored_by: "judge:gpt-4o-mini" },
+      stored: {
+        name: "helpfulness:judge",
+        value: 0.9,
+        source: "judge",
+        scored_by: "judge:gpt-4o-mini",
+      },
     });
     // The judge saw what the trace recorded.
     const prompt = JSON.stringify(fake.requests[0]?.body);
@@ -218,6 +243,37 @@ describe("the judge on the service", () => {
       usage: { total_tokens: 150 },
     });
     expect(judged.traces[0].cost_usd).toBeGreaterThan(0);
+  });
+
+  it("grades a plain slug by rules without calling the judge, and asks the judge for :judge", async () => {
+    const asked = fake.requests.length;
+    for (const slug of ["correctness", "faithfulness", "toxicity"]) {
+      const response = await t.call("POST", "/scores", { scorer_slug: slug, trace_id: traceA });
+      expect(response.status).toBe(201);
+      expect(await response.json()).toMatchObject({
+        name: slug,
+        source: "scorer",
+        scored_by: `scorer:${slug}`,
+      });
+    }
+    // The service has a judge, and no scorer called it.
+    expect(fake.requests).toHaveLength(asked);
+
+    const response = await t.call("POST", "/scores", {
+      scorer_slug: "correctness:judge",
+      trace_id: traceA,
+    });
+    expect(response.status).toBe(201);
+    expect(await response.json()).toMatchObject({
+      name: "correctness:judge",
+      value: 1,
+      label: "correct",
+      source: "judge",
+      scored_by: "judge:gpt-4o-mini",
+    });
+    expect(fake.requests).toHaveLength(asked + 1);
+    const prompt = JSON.stringify(fake.requests[asked]?.body);
+    expect(prompt).toContain("Refunds take 5 business days.");
   });
 
   it("grades given texts against criteria without storing anything", async () => {

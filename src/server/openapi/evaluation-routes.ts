@@ -32,7 +32,7 @@ export function evaluationRoutes(errors: ErrorResponses, common: object): RouteC
       path: "/scores",
       summary: "Score a trace: compute a scorer on what it recorded, or record a given score",
       description:
-        "With scorer_slug, the service runs the scorer (correctness, faithfulness, toxicity, helpfulness, or one of its own) on the root span's input, output and expected output (or span_id's), with the documents of the trace's retrieval spans as context. Without it, {name, value, comment} records a score given by a person. Scores are 0 to 1, higher is better.",
+        "With scorer_slug, the service runs the scorer (correctness, faithfulness, toxicity, helpfulness, or one of its own) on the root span's input, output and expected output (or span_id's), with the documents of the trace's retrieval spans as context. Without it, {name, value, comment} records a score given by a person. Scores are 0 to 1, higher is better.\n\nThe judge is asked for, never implied: a plain slug (correctness) grades by rules and never calls the LLM judge, even on a service that has one; a slug ending in :judge (correctness:judge, faithfulness:judge, toxicity:judge, helpfulness:judge, or one of the service's scorers) has the judge grade. The score is stored under the slug as asked, and scored_by says who graded: scorer:<slug> for rules, judge:<model> for the judge. helpfulness has no rules: without :judge it is a 400. :judge on a service without a judge (CAIRN_JUDGE_BASE_URL, CAIRN_JUDGE_API_KEY, CAIRN_JUDGE_MODEL) is a 503 unavailable; nothing is stored on either error.",
       request: body(z.union([computeScoreRequestSchema, givenScoreRequestSchema])),
       responses: {
         201: json(scoreSchema, "the stored score"),
@@ -56,7 +56,7 @@ export function evaluationRoutes(errors: ErrorResponses, common: object): RouteC
       path: "/scores/judge",
       summary: "Grade with the LLM judge, by a scorer or by criteria",
       description:
-        "Texts may be given, or read from trace_id (then the verdict is stored on the trace). 503 when the service has no judge (CAIRN_JUDGE_BASE_URL, CAIRN_JUDGE_API_KEY, CAIRN_JUDGE_MODEL); 502 when the judge refuses or keeps failing. A malformed verdict, after the retries, is score null with the reason.",
+        "Texts may be given, or read from trace_id (then the verdict is stored on the trace). This route always asks the judge: scorer_slug correctness and correctness:judge both grade with it, and the score is stored as correctness:judge, scored_by judge:<model>. 503 when the service has no judge (CAIRN_JUDGE_BASE_URL, CAIRN_JUDGE_API_KEY, CAIRN_JUDGE_MODEL); 502 when the judge refuses or keeps failing. A malformed verdict, after the retries, is score null with the reason.",
       request: body(judgeScoreRequestSchema),
       responses: {
         200: json(judgeVerdictSchema, "the verdict"),
@@ -100,6 +100,8 @@ export function evaluationRoutes(errors: ErrorResponses, common: object): RouteC
       method: "post",
       path: "/testing/runs",
       summary: "Record a finished test run; the service computes passes and the summary",
+      description:
+        "The scores of each case are keyed by the scorer name the run asked for: correctness for a grade by rules, correctness:judge for a grade by the LLM judge (runTests() and cairn test call the judge only for names ending in :judge).",
       request: body(createTestRunRequestSchema),
       responses: {
         201: json(testRunDetailSchema, "the run"),

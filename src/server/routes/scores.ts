@@ -8,6 +8,7 @@ import {
 } from "../../core/wire/scores.js";
 import { describeIssues } from "../../core/zod-message.js";
 import { runScorer } from "../../tracing/scoring/run-scorer.js";
+import { judgeSuffix, lookUpScorer, type ScorerChoice } from "../../tracing/scoring/scorer-name.js";
 import type { JudgeGrader, ScoreResult, Scorer, ScorerInput } from "../../tracing/scoring/types.js";
 import { scoringInputFromTrace } from "../evaluation/trace-scoring.js";
 import { ApiError } from "../http/api-error.js";
@@ -61,6 +62,16 @@ interface Scored {
   readonly judgedBy: string | undefined;
 }
 
+const withJudgeSuffix = (slug: string) =>
+  slug.endsWith(judgeSuffix) ? slug : `${slug}${judgeSuffix}`;
+
+/** Who graded: the scorer's rules, or the judge's model when the scorer asked the judge. */
+function gradedBy(name: string, judgedBy: string | undefined) {
+  return judgedBy === undefined
+    ? { source: "scorer" as const, scoredBy: `scorer:${name}` }
+    : { source: "judge" as const, scoredBy: `judge:${judgedBy}` };
+}
+
 function storedFields(result: ScoreResult) {
   return {
     value: result.score,
@@ -79,24 +90,41 @@ export function scoreRoutes(parts: ScoreRouteParts) {
     return recorded;
   };
 
-  const scorerFor = (slug: string) => {
-    const scorer = parts.findScorer(slug);
-    if (scorer === undefined) {
+  /**
+   * The scorer a slug asks for, and the judge when it asks for one (`correctness:judge`), or
+   * the documented error: 404 for no such scorer, 400 for a judge-only scorer asked for
+   * without `:judge`, 503 for `:judge` on a service without a judge. Nothing is stored then.
+   */
+  const scorerFor = (projectId: string, name: string) => {
+    const found = lookUpScorer(name, parts.findScorer);
+    if (!found.found) {
+      throw found.problem === "unknown"
+        ? new ApiError(
+            "not_found",
+            `no scorer "${found.slug}"; the built-ins are correctness, faithfulness, toxicity and helpfulness (add ${judgeSuffix} to have the LLM judge grade)`,
+          )
+        : new ApiError("invalid_request", found.message);
+    }
+    return { ...found, judge: found.choice.judge ? requireJudge(projectId, name) : undefined };
+  };
+
+  const requireJudge = (projectId: string, asking: string) => {
+    const judge = parts.judgeFor?.(projectId);
+    if (judge === undefined) {
       throw new ApiError(
-        "not_found",
-        `no scorer "${slug}"; the built-ins are correctness, faithfulness, toxicity and helpfulness`,
+        "unavailable",
+        `the ${asking} scorer asks for the LLM judge, and ${noJudge}`,
       );
     }
-    return scorer;
+    return judge;
   };
 
   const score = async (
-    projectId: string,
-    slug: string,
+    choice: ScorerChoice,
     scorer: Scorer,
+    judge: JudgeGrader | undefined,
     input: ScorerInput,
   ): Promise<Scored> => {
-    const judge = parts.judgeFor?.(projectId);
     let judgedBy: string | undefined;
     // The scorer sees the judge through this, so the score records whether it was asked.
     const watched: JudgeGrader | undefined =
@@ -111,7 +139,7 @@ export function scoreRoutes(parts: ScoreRouteParts) {
           };
     try {
       const result = await runScorer(
-        slug,
+        choice.name,
         scorer,
         input,
         { judge: watched },
@@ -120,14 +148,10 @@ export function scoreRoutes(parts: ScoreRouteParts) {
       return { result, judgedBy };
     } catch (error) {
       if (ConfigurationError.isInstance(error)) {
-        // A scorer that needs the judge, on a service without one: the service's setup.
-        if (judge === undefined && /judge/i.test(error.message)) {
-          throw new ApiError(
-            "unavailable",
-            `the ${slug} scorer needs an LLM judge, and ${noJudge}`,
-          );
-        }
-        throw new ApiError("invalid_request", `the ${slug} scorer cannot run: ${error.message}`);
+        throw new ApiError(
+          "invalid_request",
+          `the ${choice.name} scorer cannot run: ${error.message}`,
+        );
       }
       return asGatewayError(error);
     }
@@ -140,25 +164,19 @@ export function scoreRoutes(parts: ScoreRouteParts) {
       if (typeof body === "object" && body !== null && "scorer_slug" in body) {
         const request = parseBody(computeScoreRequestSchema, body);
         const traceHex = traceHexOf(request.trace_id);
-        const scorer = scorerFor(request.scorer_slug);
+        const { choice, scorer, judge } = scorerFor(projectId, request.scorer_slug);
         const target = scoringInputFromTrace(
           `tr_${traceHex}`,
           traceSpans(projectId, traceHex),
           request.span_id,
         );
-        const { result, judgedBy } = await score(
-          projectId,
-          request.scorer_slug,
-          scorer,
-          target.input,
-        );
+        const { result, judgedBy } = await score(choice, scorer, judge, target.input);
         const saved = scores.add(projectId, {
           traceHex,
           spanId: request.span_id ?? null,
-          name: request.scorer_slug,
+          name: choice.name,
           ...storedFields(result),
-          source: judgedBy === undefined ? "scorer" : "judge",
-          scoredBy: judgedBy === undefined ? `scorer:${request.scorer_slug}` : `judge:${judgedBy}`,
+          ...gradedBy(choice.name, judgedBy),
         });
         return c.json(saved, 201);
       }
@@ -194,6 +212,11 @@ export function scoreRoutes(parts: ScoreRouteParts) {
       const projectId = c.get("project").id;
       const judge = parts.judgeFor?.(projectId);
       if (judge === undefined) throw new ApiError("unavailable", noJudge);
+      // This route asks the judge: a scorer's plain slug grades with the judge here too.
+      const asked =
+        request.scorer_slug === undefined
+          ? undefined
+          : scorerFor(projectId, withJudgeSuffix(request.scorer_slug));
       const traceHex = request.trace_id === undefined ? undefined : traceHexOf(request.trace_id);
       // From the trace what the request leaves out; the request's own fields win.
       const recorded =
@@ -224,16 +247,16 @@ export function scoreRoutes(parts: ScoreRouteParts) {
         expected: request.expected ?? recorded?.expected,
         context,
       };
-      const name = request.scorer_slug ?? "criteria";
+      const name = asked?.choice.name ?? "criteria";
       const { result, judgedBy } =
-        request.scorer_slug === undefined
+        asked === undefined
           ? {
               result: await judge
                 .grade({ name, rubric: request.criteria as string, ...input })
                 .catch(asGatewayError),
               judgedBy: judge.model,
             }
-          : await score(projectId, request.scorer_slug, scorerFor(request.scorer_slug), input);
+          : await score(asked.choice, asked.scorer, asked.judge, input);
       const saved =
         traceHex === undefined
           ? null
@@ -242,8 +265,7 @@ export function scoreRoutes(parts: ScoreRouteParts) {
               spanId: request.span_id ?? null,
               name,
               ...storedFields(result),
-              source: judgedBy === undefined ? "scorer" : "judge",
-              scoredBy: judgedBy === undefined ? `scorer:${name}` : `judge:${judgedBy}`,
+              ...gradedBy(name, judgedBy),
             });
       return c.json({
         score: result.score,

@@ -9,11 +9,12 @@ import { currentSpan } from "../current-span.js";
 import { observe } from "../observe.js";
 import { flush, serviceConnection } from "../runtime/configure.js";
 import { watchTrace } from "../runtime/trace-watch.js";
-import { activeJudge } from "../scoring/configured-judge.js";
+import { judgeAskedFor } from "../scoring/configured-judge.js";
 import { clipDocuments, recordedDocuments, recordedText } from "../scoring/recorded-text.js";
 import { findScorer } from "../scoring/registry.js";
 import { runScorer } from "../scoring/run-scorer.js";
-import type { Scorer } from "../scoring/types.js";
+import { lookUpScorer, readScorerName } from "../scoring/scorer-name.js";
+import type { JudgeGrader, Scorer } from "../scoring/types.js";
 
 /** One case as the task sees it. */
 export interface TestCaseRun {
@@ -23,7 +24,10 @@ export interface TestCaseRun {
   readonly metadata: Readonly<Record<string, unknown>>;
 }
 
-/** A scorer by slug (built-in or registered), or your own function under a name. */
+/**
+ * A scorer by slug (built-in or registered), or your own function under a name. A slug or name
+ * ending in `:judge` (`correctness:judge`) has the LLM judge grade; any other never calls it.
+ */
 export type TestScorer = string | { readonly name: string; readonly scorer: Scorer };
 
 export interface RunTestsOptions {
@@ -33,7 +37,10 @@ export interface RunTestsOptions {
   cases?: readonly TestCaseInput[];
   /** Your app: called with each case's query; what it returns (or resolves) is scored. */
   task: (query: string, testCase: TestCaseRun) => unknown;
-  /** Default: `["correctness"]`. */
+  /**
+   * Default: `["correctness"]`, graded by rules. Add `:judge` to a slug to have the LLM judge
+   * grade (`"correctness:judge"`); the run then needs `configure({ judge })` or CAIRN_JUDGE_*.
+   */
   scorers?: readonly TestScorer[];
   /** Cases run at the same time. Default 4. */
   concurrency?: number;
@@ -93,14 +100,13 @@ interface ResolvedCase extends TestCaseRun {}
 export async function runTests(options: RunTestsOptions): Promise<TestReport> {
   const settings = checkOptions(options);
   const cases = await resolveCases(options);
-  const judge = activeJudge();
   const results: TestResult[] = new Array(cases.length);
   let next = 0;
   let done = 0;
   const worker = async () => {
     for (let index = next++; index < cases.length; index = next++) {
       const testCase = cases[index] as ResolvedCase;
-      const result = await runCase(testCase, options, settings, judge);
+      const result = await runCase(testCase, options, settings);
       results[index] = result;
       done++;
       options.onProgress?.(done, cases.length, result);
@@ -143,7 +149,12 @@ export async function runTests(options: RunTestsOptions): Promise<TestReport> {
 }
 
 interface Settings {
-  readonly scorers: ReadonlyArray<{ readonly name: string; readonly scorer: Scorer }>;
+  readonly scorers: ReadonlyArray<{
+    readonly name: string;
+    readonly scorer: Scorer;
+    /** The judge, for a scorer asked for with `:judge`; undefined for the others. */
+    readonly judge: JudgeGrader | undefined;
+  }>;
   readonly concurrency: number;
   readonly passThreshold: number;
   readonly upload: boolean;
@@ -152,7 +163,7 @@ interface Settings {
 
 /** The service's limits on what a run records (core/wire/evals.ts): longer text is cut. */
 const limits = { output: 1_000_000, error: 100_000, reason: 10_000, label: 200 } as const;
-const scorerNamePattern = /^[A-Za-z0-9][A-Za-z0-9 _.:-]{0,63}$/;
+const scorerNamePattern = /^[A-Za-z0-9][A-Za-z0-9 _.:-]{0,69}$/;
 /** How long a scorer may take per case, the judge's retries included. */
 const scorerTimeoutMs = 300_000;
 
@@ -176,38 +187,50 @@ function checkOptions(options: RunTestsOptions): Settings {
   if (typeof passThreshold !== "number" || !(passThreshold >= 0 && passThreshold <= 1)) {
     fail(`passThreshold must be a number from 0 to 1 (got ${String(passThreshold)})`);
   }
-  const scorers = (options.scorers ?? ["correctness"]).map((each) => {
+  const named = (options.scorers ?? ["correctness"]).map((each) => {
     if (typeof each === "string") {
-      const scorer = findScorer(each);
-      if (scorer === undefined) {
-        fail(
-          `no scorer "${each}"; use a built-in (correctness, faithfulness, toxicity, helpfulness), registerScorer() yours, or pass { name, scorer }`,
+      const found = lookUpScorer(each, findScorer);
+      if (!found.found) {
+        return fail(
+          found.problem === "unknown"
+            ? `no scorer "${found.slug}"; use a built-in (correctness, faithfulness, toxicity, helpfulness; add :judge to have the LLM judge grade), registerScorer() yours, or pass { name, scorer }`
+            : found.message,
         );
       }
-      return { name: each, scorer: scorer as Scorer };
+      return { name: each, scorer: found.scorer, asksJudge: found.choice.judge };
     }
     if (typeof each?.name !== "string" || typeof each.scorer !== "function") {
       fail("a scorer is a slug or { name, scorer: (input, context) => { score, reason } }");
     }
     if (!scorerNamePattern.test(each.name)) {
-      fail(`the scorer name "${each.name}" must be 1 to 64 letters, digits, spaces and _ . : -`);
+      fail(`the scorer name "${each.name}" must be 1 to 70 letters, digits, spaces and _ . : -`);
     }
-    return each;
+    return { name: each.name, scorer: each.scorer, asksJudge: readScorerName(each.name).judge };
   });
-  const names = scorers.map((each) => each.name);
+  const names = named.map((each) => each.name);
   const repeated = names.find((name, index) => names.indexOf(name) !== index);
   if (repeated !== undefined) fail(`the scorer "${repeated}" is given twice`);
   const timeoutMs = options.timeoutMs ?? 300_000;
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1) {
     fail(`timeoutMs must be a whole number of milliseconds (got ${String(timeoutMs)})`);
   }
-  if (scorers.length === 0) fail("give at least one scorer");
+  if (named.length === 0) fail("give at least one scorer");
   const hasService = serviceConnection() !== undefined;
   if (options.upload === true && !hasService) {
     fail(
       "upload: true needs the Cairn service: configure({ endpoint, apiKey }) or set CAIRN_ENDPOINT",
     );
   }
+  // Before any case runs: a run that asks for the judge without one would only fail later.
+  const judge = judgeAskedFor(
+    named.filter((each) => each.asksJudge).map((each) => each.name),
+    "runTests()",
+  );
+  const scorers = named.map(({ name, scorer, asksJudge }) => ({
+    name,
+    scorer,
+    judge: asksJudge ? judge : undefined,
+  }));
   return { scorers, concurrency, passThreshold, upload: options.upload ?? hasService, timeoutMs };
 }
 
@@ -257,7 +280,6 @@ async function runCase(
   testCase: ResolvedCase,
   options: RunTestsOptions,
   settings: Settings,
-  judge: ReturnType<typeof activeJudge>,
 ): Promise<TestResult> {
   const facts: TraceFacts = { costUsd: null, documents: [] };
   let stopWatching: (() => void) | undefined;
@@ -307,7 +329,7 @@ async function runCase(
   const latencyMs = performance.now() - started;
   const scores: Record<string, CaseScore> = {};
   const documents = clipDocuments(facts.documents);
-  for (const { name, scorer } of settings.scorers) {
+  for (const { name, scorer, judge } of settings.scorers) {
     const verdict =
       output === null
         ? { score: null, reason: "not scored: the task failed" }

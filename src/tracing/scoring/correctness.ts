@@ -89,8 +89,8 @@ export function createCorrectness(options: CorrectnessOptions = {}): Scorer {
  * single different number 0, `"incorrect"`; otherwise SQuAD token F1, raised to 0.8 with label
  * `"contains"` when the output holds the whole expected answer inside a longer text.
  *
- * With a judge (`configure({ judge })`), the judge grades the output against the expected
- * answer instead: 1 fully correct, 0.5 partly, 0 wrong. Without an expected output the score
+ * Asked for as `correctness:judge`, the judge grades the output against the expected answer
+ * instead: 1 fully correct, 0.5 partly, 0 wrong. Without an expected output the score
  * is null.
  */
 export const correctness: Scorer = createCorrectness();

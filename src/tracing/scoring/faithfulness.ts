@@ -108,8 +108,7 @@ export function createFaithfulness(options: FaithfulnessOptions = {}): Scorer {
  *
  * Without a judge a sentence is supported when at least 70% of its content words (stemmed)
  * and every number in it appear in one passage of a document (a sentence and its neighbours).
- * With a judge (`configure({ judge })`), the judge splits the output into claims and checks
- * each. Without documents the score is null.
+ * Asked for as `faithfulness:judge`, the judge splits the output into claims and checks each. Without documents the score is null.
  */
 export const faithfulness: Scorer = createFaithfulness();
 

@@ -10,7 +10,7 @@ describe("helpfulness", () => {
     const call = () => helpfulness({ input: "How do I get a refund?", output: "Ask us." }, {});
     expect(call).toThrow(ConfigurationError);
     expect(call).toThrow(
-      "the helpfulness scorer needs an LLM judge: call configure({ judge: { baseURL, apiKey, model } }) in the SDK, or set CAIRN_JUDGE_BASE_URL, CAIRN_JUDGE_API_KEY and CAIRN_JUDGE_MODEL for the service",
+      'the helpfulness scorer needs an LLM judge: ask for "helpfulness:judge", with a judge configured (configure({ judge: { baseURL, apiKey, model } }) in the SDK, CAIRN_JUDGE_BASE_URL, CAIRN_JUDGE_API_KEY and CAIRN_JUDGE_MODEL for the SDK or the service)',
     );
   });
 

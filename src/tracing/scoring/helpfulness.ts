@@ -12,12 +12,13 @@ In the reason, say what makes it helpful or what it lacks.`;
 /**
  * How helpful the output is as a reply to the input: whether it addresses the request,
  * completely, accurately, usefully and concisely; 1 very helpful, 0 not at all. Graded by the
- * LLM judge only: without one it throws a `ConfigurationError`, since no word count can tell.
+ * LLM judge only, so it is asked for as `helpfulness:judge`: without a judge it throws a
+ * `ConfigurationError`, since no word count can tell.
  */
 export const helpfulness: Scorer = (input, context) => {
   if (context.judge === undefined) {
     throw new ConfigurationError(
-      "the helpfulness scorer needs an LLM judge: call configure({ judge: { baseURL, apiKey, model } }) in the SDK, or set CAIRN_JUDGE_BASE_URL, CAIRN_JUDGE_API_KEY and CAIRN_JUDGE_MODEL for the service",
+      'the helpfulness scorer needs an LLM judge: ask for "helpfulness:judge", with a judge configured (configure({ judge: { baseURL, apiKey, model } }) in the SDK, CAIRN_JUDGE_BASE_URL, CAIRN_JUDGE_API_KEY and CAIRN_JUDGE_MODEL for the SDK or the service)',
     );
   }
   return context.judge.grade({

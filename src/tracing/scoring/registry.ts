@@ -9,7 +9,8 @@ const registered = new Map<string, Scorer>();
 /**
  * Adds a scorer under `slug`, for `score()`, `runTests()` and `POST /scores` on a service
  * started in this process. Registering a slug again replaces your scorer; the built-in slugs
- * (correctness, faithfulness, toxicity, helpfulness) cannot be replaced.
+ * (correctness, faithfulness, toxicity, helpfulness) cannot be replaced. Asked for as
+ * `slug:judge`, the scorer is given the LLM judge in its context; as `slug`, it is not.
  *
  * @example
  * registerScorer("mentions-refund", ({ output }) => ({

@@ -55,8 +55,8 @@ function getProfanityMatcher(): ProfanityMatcher {
  * through leetspeak, look-alike letters and stretched words ("sh1t", "fuuuck") and not
  * through words that merely contain one ("Scunthorpe", "assess"): any match scores 0,
  * `"toxic"`, and the reason names the terms censored ("s***"). It does not catch insults,
- * threats or harassment written without such words. With a judge (`configure({ judge })`), the
- * judge rates insults, harassment, hate, threats, sexual content and profanity: 1 clean, 0
+ * threats or harassment written without such words. Asked for as `toxicity:judge`, the judge
+ * rates insults, harassment, hate, threats, sexual content and profanity: 1 clean, 0
  * clearly toxic, in between for borderline text.
  */
 export const toxicity: Scorer = (input, context) => {

@@ -44,7 +44,10 @@ export interface JudgeRequest {
   readonly context?: readonly string[] | undefined;
 }
 
-/** What a scorer may use besides its input: the judge, when one is configured. */
+/**
+ * What a scorer may use besides its input: the judge, only when the scorer was asked for by a
+ * name ending in `:judge` (`correctness:judge`, `mine:judge`); a plain name gives no judge.
+ */
 export interface ScorerContext {
   readonly judge?: JudgeGrader | undefined;
 }

@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import { noSkipsOnCi } from "./test/helpers/no-skips-on-ci.js";
 
 const source = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta.url));
 
@@ -9,12 +10,16 @@ const alias = [
   { find: /^cairn-ai\/(testing|sandbox|server|react)$/, replacement: source("$1/index.ts") },
 ];
 
+// Under CI=true a skipped test fails the run (test/helpers/no-skips-on-ci.ts).
+const plugins = [noSkipsOnCi()];
+
 export default defineConfig({
   resolve: { alias },
   test: {
     projects: [
       {
         resolve: { alias },
+        plugins,
         test: {
           name: "node",
           environment: "node",
@@ -26,6 +31,7 @@ export default defineConfig({
       },
       {
         resolve: { alias },
+        plugins,
         test: {
           name: "dom",
           environment: "happy-dom",

@@ -17,7 +17,7 @@ import {
   codeLines,
   createWorkDir,
   launchChromium,
-  reportNoChromium,
+  needChromium,
   type StaticSite,
   serveStatic,
 } from "./helpers/browser.js";
@@ -249,13 +249,10 @@ describe("the cairn entry bundled for a browser", () => {
 
 /**
  * Opens the page in a context of its own, closed when the test ends. Without chromium the test
- * is skipped with the reason printed, except on CI, where it fails.
+ * is skipped with the reason.
  */
 async function openPage(context: TestContext, mode: string, city: string): Promise<PageRun> {
-  if (chromium.browser === undefined) {
-    reportNoChromium(chromium.reason, "browser-bundle.test.ts");
-    context.skip(chromium.reason);
-  }
+  needChromium(context, chromium);
   const browserContext = await chromium.browser.newContext();
   context.onTestFinished(() => browserContext.close());
   const page = await browserContext.newPage();

@@ -7,7 +7,7 @@ import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { Sandbox } from "cairn-ai/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connection, startSandboxServer } from "./sandbox/helpers.js";
+import { connection, needSandboxes, startSandboxServer } from "./sandbox/helpers.js";
 import type { TestServer } from "./server/helpers.js";
 
 // `cairn sandbox …` without the rest of the CLI, so that this test does not depend on how
@@ -75,9 +75,16 @@ function serviceEnv(): Record<string, string> {
   return { CAIRN_ENDPOINT: server.server.url, CAIRN_API_KEY: server.apiKey };
 }
 
-/** `cairn sandbox …` as a user runs it, with `input` piped to its stdin (none: empty). */
-function cairnSandbox(args: readonly string[], input: string | Buffer = "") {
-  const running = start(process.execPath, ["--import", "tsx", entry, ...args]);
+/**
+ * `cairn sandbox …` as a user runs it, with `input` piped to its stdin (none: empty), against
+ * the test service unless `env` names another.
+ */
+function cairnSandbox(
+  args: readonly string[],
+  input: string | Buffer = "",
+  env: Record<string, string> = serviceEnv(),
+) {
+  const running = start(process.execPath, ["--import", "tsx", entry, ...args], env);
   running.child.stdin.end(input);
   return running.done;
 }
@@ -95,8 +102,8 @@ const quote = (part: string) => `'${part.replaceAll("'", `'\\''`)}'`;
 describe("cairn sandbox", { timeout: 90_000 }, () => {
   let id: string;
 
-  it("creates a sandbox with tags and lists it", async () => {
-    if (t === undefined) return;
+  it("creates a sandbox with tags and lists it", async (context) => {
+    needSandboxes(context, t);
     const created = await cairnSandbox([
       "create",
       "--disk",
@@ -140,8 +147,8 @@ describe("cairn sandbox", { timeout: 90_000 }, () => {
     expect((await withFlags.done).stdout).toContain(id);
   });
 
-  it("streams a command's output and exits with its exit code", async () => {
-    if (t === undefined) return;
+  it("streams a command's output and exits with its exit code", async (context) => {
+    needSandboxes(context, t);
     const failed = await cairnSandbox([
       "exec",
       id,
@@ -170,14 +177,14 @@ describe("cairn sandbox", { timeout: 90_000 }, () => {
     expect(signalled.code).toBe(128 + 15);
   });
 
-  it("sends piped input to the command's stdin, then closes it", async () => {
-    if (t === undefined) return;
+  it("sends piped input to the command's stdin, then closes it", async (context) => {
+    needSandboxes(context, t);
     const echoed = await cairnSandbox(["exec", id, "--", "cat"], "through a pipe\n");
     expect(echoed).toMatchObject({ code: 0, stdout: "through a pipe\n" });
   });
 
-  it("gives -it a terminal, sends keystrokes, and restores the local terminal", async () => {
-    if (t === undefined) return;
+  it("gives -it a terminal, sends keystrokes, and restores the local terminal", async (context) => {
+    needSandboxes(context, t);
     const cli = [process.execPath, "--import", "tsx", entry, "exec", id, "-it", "--"];
     // A line reader rather than `sh -i`: dash's job control makes its exit status depend on the
     // runner's process groups, which is not what this test is about.
@@ -202,8 +209,8 @@ describe("cairn sandbox", { timeout: 90_000 }, () => {
     expect(result.code).toBe(0);
   });
 
-  it("detaches from a command, then re-attaches and replays its output", async () => {
-    if (t === undefined) return;
+  it("detaches from a command, then re-attaches and replays its output", async (context) => {
+    needSandboxes(context, t);
     const detached = await cairnSandbox([
       "exec",
       id,
@@ -225,8 +232,8 @@ describe("cairn sandbox", { timeout: 90_000 }, () => {
     expect(rest).toMatchObject({ code: 4, stdout: "line2\nline3\n" });
   });
 
-  it("prints, replaces and clears tags", async () => {
-    if (t === undefined) return;
+  it("prints, replaces and clears tags", async (context) => {
+    needSandboxes(context, t);
     expect((await cairnSandbox(["tags", id])).stdout).toBe("team=search\nenv=ci\n");
     const replaced = await cairnSandbox(["tags", id, "team=billing", "owner=ana"]);
     expect(replaced).toMatchObject({ code: 0, stdout: "team=billing\nowner=ana\n" });
@@ -239,8 +246,8 @@ describe("cairn sandbox", { timeout: 90_000 }, () => {
     expect((await cairnSandbox(["tags", id, "team=search"])).code).toBe(0);
   });
 
-  it("copies files up and down, streamed, and stdin and stdout with -", async () => {
-    if (t === undefined) return;
+  it("copies files up and down, streamed, and stdin and stdout with -", async (context) => {
+    needSandboxes(context, t);
     const big = join(folder, "big.bin");
     const content = randomBytes(20 * 1024 * 1024);
     writeFileSync(big, content);
@@ -271,8 +278,8 @@ describe("cairn sandbox", { timeout: 90_000 }, () => {
     expect(missing.stderr).toMatch(/no such file or directory/);
   });
 
-  it("resizes the sandbox live and extends its lifetime", async () => {
-    if (t === undefined) return;
+  it("resizes the sandbox live and extends its lifetime", async (context) => {
+    needSandboxes(context, t);
     const resized = await cairnSandbox([
       "resize",
       id,
@@ -293,8 +300,8 @@ describe("cairn sandbox", { timeout: 90_000 }, () => {
     expect(refused.stderr).toMatch(/^cairn sandbox: .*memory tier/);
   });
 
-  it("reports usage grouped by a tag", async () => {
-    if (t === undefined) return;
+  it("reports usage grouped by a tag", async (context) => {
+    needSandboxes(context, t);
     const report = await cairnSandbox(["usage", "--group-by", "tag:team"]);
     expect(report.code).toBe(0);
     expect(report.stdout).toMatch(/by tag:team \(current tags\)/);
@@ -308,8 +315,8 @@ describe("cairn sandbox", { timeout: 90_000 }, () => {
     expect(json.groups.map((group: { key: string }) => group.key)).toContain("search");
   });
 
-  it("kills the sandbox and prints its final status", async () => {
-    if (t === undefined) return;
+  it("kills the sandbox and prints its final status", async (context) => {
+    needSandboxes(context, t);
     expect(await cairnSandbox(["kill", id])).toMatchObject({
       code: 0,
       stdout: `${id} stopped\n`,
@@ -319,8 +326,8 @@ describe("cairn sandbox", { timeout: 90_000 }, () => {
     expect(after.stderr).toMatch(/^cairn sandbox: Sandbox sbx_\w+ is unavailable: it was stopped/);
   });
 
-  it("exits 1 with the service's message for an unknown sandbox", async () => {
-    if (t === undefined) return;
+  it("exits 1 with the service's message for an unknown sandbox", async (context) => {
+    needSandboxes(context, t);
     const unknown = await cairnSandbox(["kill", `sbx_${"0".repeat(24)}`]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/^cairn sandbox: Sandbox sbx_0{24} was not found/);
@@ -337,8 +344,11 @@ describe("cairn sandbox", { timeout: 90_000 }, () => {
     [["cp", "a", "b"], /one side must be in a sandbox/],
     [["frobnicate"], /unknown subcommand "frobnicate"/],
   ])("exits 2 with the help for %j", async (args, message) => {
-    if (t === undefined) return;
-    const result = await cairnSandbox(args as string[]);
+    // Refused before any call: no service listens at this endpoint.
+    const result = await cairnSandbox(args as string[], "", {
+      CAIRN_ENDPOINT: "http://127.0.0.1:9",
+      CAIRN_API_KEY: "no-service-here",
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
     expect(result.stderr).toContain("Usage:\n  cairn sandbox create");

@@ -15,11 +15,11 @@ import {
   type Chromium,
   createWorkDir,
   launchChromium,
-  reportNoChromium,
+  needChromium,
   type StaticSite,
   serveStatic,
 } from "./helpers/browser.js";
-import { startSandboxServer } from "./sandbox/helpers.js";
+import { needSandboxes, startSandboxServer } from "./sandbox/helpers.js";
 import type { TestServer } from "./server/helpers.js";
 
 const entry = fileURLToPath(new URL("../src/sandbox/index.ts", import.meta.url));
@@ -120,7 +120,7 @@ let service: TestServer | undefined;
 let site: StaticSite;
 let siteUrl: string;
 // Launched only when there is a service for the page to talk to.
-let chromium: Chromium | undefined;
+let chromium: Chromium = { reason: "chromium was not launched: there is no sandbox service" };
 
 beforeAll(async () => {
   workDir = await createWorkDir("sandbox-browser-");
@@ -133,13 +133,13 @@ beforeAll(async () => {
   site = await serveStatic(built.distDir);
   siteUrl = site.url;
 
-  // Throws in CI when sandboxes cannot run here; elsewhere undefined, with the reason printed.
+  // Undefined where sandboxes cannot run here: the test then skips, with the reason.
   service = await startSandboxServer();
   if (service !== undefined) chromium = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
-  await chromium?.browser?.close();
+  await chromium.browser?.close();
   await site?.close();
   await service?.stop();
   if (workDir !== undefined) await rm(workDir, { recursive: true, force: true });
@@ -159,13 +159,9 @@ describe("cairn/sandbox bundled for a browser", () => {
 
   it("creates, runs, writes, reads, streams and kills a real sandbox from another origin", {
     timeout: 120_000,
-  }, async () => {
-    // No service (startSandboxServer printed why), so chromium was not launched either.
-    if (service === undefined || chromium === undefined) return;
-    if (chromium.browser === undefined) {
-      reportNoChromium(chromium.reason, "sandbox-browser.test.ts");
-      return;
-    }
+  }, async (context) => {
+    needSandboxes(context, service);
+    needChromium(context, chromium);
     const endpoint = service.server.url;
     // The page and the service are different origins: every call is a CORS request.
     expect(new URL(endpoint).origin).not.toBe(siteUrl);

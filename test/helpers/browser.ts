@@ -1,7 +1,7 @@
 // What the browser tests share: a page built by Vite into a temporary folder, the checks that
 // its bundle imports no Node module, a static server for the built page, and Debian's chromium
 // driven by playwright-core (never a downloaded browser).
-import { existsSync } from "node:fs";
+import { accessSync, constants } from "node:fs";
 import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import { builtinModules } from "node:module";
@@ -10,7 +10,7 @@ import { extname, join, normalize, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Browser, chromium } from "playwright-core";
 import { build, createLogger, type Rolldown } from "vite";
-import { expect } from "vitest";
+import { expect, type TestContext } from "vitest";
 
 const tmpRoot = fileURLToPath(new URL("../.tmp/", import.meta.url));
 
@@ -213,10 +213,14 @@ export type Chromium =
 /**
  * Launches chromium headless through playwright-core. Where it is not installed, this returns
  * the reason rather than throwing, so that the tests that need no browser still run; the others
- * call {@link reportNoChromium}.
+ * call {@link needChromium}.
  */
 export async function launchChromium(): Promise<Chromium> {
-  if (!existsSync(chromiumPath)) return { reason: `chromium is not installed at ${chromiumPath}` };
+  try {
+    accessSync(chromiumPath, constants.X_OK);
+  } catch {
+    return { reason: `chromium is not installed at ${chromiumPath} (Debian package chromium)` };
+  }
   const browser = await chromium.launch({
     executablePath: chromiumPath,
     headless: true,
@@ -225,11 +229,10 @@ export async function launchChromium(): Promise<Chromium> {
   return { browser };
 }
 
-/**
- * For a test that cannot run without chromium: throws on CI, which must run the browser tests;
- * elsewhere prints the reason, and the test then skips or returns.
- */
-export function reportNoChromium(reason: string, testFile: string): void {
-  if (process.env.CI === "true") throw new Error(`${reason}; CI must run the browser tests`);
-  console.warn(`${testFile}: skipped: ${reason}`);
+/** Skips the test, with the reason, where chromium could not be launched. */
+export function needChromium(
+  context: TestContext,
+  launched: Chromium,
+): asserts launched is { browser: Browser } {
+  if (launched.browser === undefined) context.skip(launched.reason);
 }

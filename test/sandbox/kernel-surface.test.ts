@@ -113,7 +113,7 @@ for name, number in json.loads(sys.argv[1]).items():
     }
   });
 
-  it("still runs ordinary programs: a shell, python3, node and a C compiler", async (context) => {
+  it("still runs ordinary programs: a shell, python3 and node", async (context) => {
     needSandboxes(context, suite.t);
     const box = suite.sandbox;
     const shell = await box.run("sh", { args: ["-c", "echo $((6 * 7)) | cat"] });
@@ -132,13 +132,20 @@ for name, number in json.loads(sys.argv[1]).items():
       ],
     });
     expect(node.stdout).toBe("ok\n");
+  });
+
+  it("still compiles and runs a C program", async (context) => {
+    needSandboxes(context, suite.t);
+    const box = suite.sandbox;
+    const hasCompiler = await box.run("sh", { args: ["-c", "command -v cc"] });
+    if (hasCompiler.exitCode !== 0) return context.skip("the base template has no C compiler (cc)");
     const compiler = await box.run("sh", {
       args: [
         "-c",
-        "command -v cc >/dev/null || { echo 'no compiler'; exit 0; }; printf '#include <stdio.h>\\nint main(void){puts(\"compiled\");return 0;}\\n' > /tmp/c.c && cc -o /tmp/c /tmp/c.c && /tmp/c",
+        "printf '#include <stdio.h>\\nint main(void){puts(\"compiled\");return 0;}\\n' > /tmp/c.c && cc -o /tmp/c /tmp/c.c && /tmp/c",
       ],
     });
-    expect(compiler.stdout).toMatch(/^(compiled|no compiler)\n$/);
+    expect(compiler.stdout).toBe("compiled\n");
   });
 
   it("shows nothing of the host's paths, the runner or the host uid in /proc", async (context) => {

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { detectCgroups } from "../../src/sandbox/runner/cgroups/detect.js";
 import { loopDevicesUnder, mountsUnder } from "../../src/sandbox/runner/recovery.js";
 import { runnerNameFor } from "../../src/server/sandbox-service.js";
-import { hostProcesses } from "./helpers.js";
+import { hostProcesses, whySandboxesCannotRun } from "./helpers.js";
 import { killServices, type Running, startService as start } from "./service-process.js";
 
 // The service stopped every way a supervisor or an operator stops it — SIGTERM, SIGINT, a
@@ -126,11 +126,8 @@ describe.each([
     "by %s ten times, leaves no process, frozen cgroup, mount, loop device or image",
     { timeout: 240_000 },
     async (how, context) => {
-      if (process.geteuid?.() !== 0 || !existsSync("/usr/bin/bwrap")) {
-        if (process.env.CI === "true")
-          throw new Error("the lifecycle suite needs root and bubblewrap in CI");
-        return context.skip("the lifecycle suite needs root and bubblewrap");
-      }
+      const missing = await whySandboxesCannotRun();
+      if (missing !== undefined) context.skip(missing);
       const dataDir = mkdtempSync(join(tmpdir(), "cairn-lifecycle-"));
       folders.push(dataDir);
       let before: Awaited<ReturnType<typeof holdings>> | undefined;

@@ -109,7 +109,7 @@ describe("the runner's WebSockets", () => {
     const server = await startSandboxServer({
       sandboxes: { ...testSandboxOptions, limits: { sockets: 2 } },
     });
-    if (server === undefined) return context.skip("this machine cannot run sandboxes");
+    needSandboxes(context, server);
     try {
       const sandbox = await Sandbox.create(connection(server));
       const handles = [

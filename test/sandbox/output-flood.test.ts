@@ -1,9 +1,10 @@
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Sandbox } from "cairn-ai/sandbox";
 import { afterAll, describe, expect, it } from "vitest";
+import { whySandboxesCannotRun } from "./helpers.js";
 import { killServices, startService } from "./service-process.js";
 
 // A tenant that writes its output one byte at a time, from many execs at once, to make the
@@ -27,11 +28,8 @@ describe("output written a byte at a time", () => {
   it("grows the service's memory by no more than the output budget", {
     timeout: 60_000,
   }, async (context) => {
-    if (process.geteuid?.() !== 0 || !existsSync("/usr/bin/bwrap")) {
-      if (process.env.CI === "true")
-        throw new Error("the flood test needs root and bubblewrap in CI");
-      return context.skip("the flood test needs root and bubblewrap");
-    }
+    const missing = await whySandboxesCannotRun();
+    if (missing !== undefined) context.skip(missing);
     const dataDir = mkdtempSync(join(tmpdir(), "cairn-flood-"));
     folders.push(dataDir);
     const running = await startService("embedded", dataDir, {

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { runnerNameFor } from "../../src/server/sandbox-service.js";
 import { captureLog } from "../helpers/log.js";
 import type { TestServer } from "../server/helpers.js";
-import { connection, startSandboxServer } from "./helpers.js";
+import { connection, needSandboxes, startSandboxServer } from "./helpers.js";
 
 // Normal operation says nothing: many sandboxes stopped at once, each more than once, and a
 // service closed the moment it started, log no error and leave nothing behind.
@@ -16,7 +16,7 @@ describe("normal operation", () => {
     let t: TestServer | undefined;
     try {
       t = await startSandboxServer();
-      if (t === undefined) return context.skip("this machine cannot run sandboxes");
+      needSandboxes(context, t);
       const server = t;
       const sandboxes = await Promise.all(
         Array.from({ length: 6 }, () => Sandbox.create(connection(server))),
@@ -40,7 +40,7 @@ describe("normal operation", () => {
 
   it("closes a service at once after it started, and its runner leaves no folder", async (context) => {
     const t = await startSandboxServer();
-    if (t === undefined) return context.skip("this machine cannot run sandboxes");
+    needSandboxes(context, t);
     await t.stop();
     expect(existsSync(join(tmpdir(), runnerNameFor(t.dataDir)))).toBe(false);
   });

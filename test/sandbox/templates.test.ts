@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 import { Sandbox } from "cairn-ai/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestServer } from "../server/helpers.js";
-import { connection, startSandboxServer } from "./helpers.js";
+import { connection, needSandboxes, startSandboxServer } from "./helpers.js";
 
 /**
  * A root filesystem with nothing but a shell, sleep, ls, cat, dd, mv and the libraries they load,
@@ -61,8 +61,8 @@ describe("templates", () => {
     rmSync(rootfs, { recursive: true, force: true });
   });
 
-  it("runs a sandbox on a root filesystem folder, with the template's sizes as defaults", async () => {
-    if (t === undefined) return;
+  it("runs a sandbox on a root filesystem folder, with the template's sizes as defaults", async (context) => {
+    needSandboxes(context, t);
     const sandbox = await Sandbox.create({ ...connection(t), template: "tiny" });
     try {
       expect(sandbox.record).toMatchObject({ template: "tiny", cpuCount: 2, memoryMB: 4096 });
@@ -91,8 +91,8 @@ describe("templates", () => {
     }
   });
 
-  it("refuses a missing image, or one the sandboxes could not read", async () => {
-    if (t === undefined) return;
+  it("refuses a missing image, or one the sandboxes could not read", async (context) => {
+    needSandboxes(context, t);
     const { startTestServer } = await import("../server/helpers.js");
     await expect(
       startTestServer({

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
 import { detectCgroups } from "./detect.js";
 import type { CgroupDriver, SandboxCgroup } from "./types.js";
 import { CgroupV2Driver } from "./v2.js";
@@ -27,16 +27,9 @@ afterAll(async () => {
   await driver?.removeStale();
 });
 
-/** Says why a test cannot run here and lets it return; in CI that is a failure instead. */
-function cannotRun(reason: string): true {
-  if (process.env.CI === "true") throw new Error(`cgroup test cannot run: ${reason}`);
-  console.warn(`cgroup test not run: ${reason}`);
-  return true;
-}
-
-/** The driver, or undefined after saying why the test cannot run. */
-function cgroupsOrSkip(): CgroupDriver | undefined {
-  if (driver === undefined) cannotRun(unavailable);
+/** The driver; where there is none, skips the test with the reason. */
+function cgroupsOrSkip(context: TestContext): CgroupDriver {
+  if (driver === undefined) context.skip(`cgroups cannot be made here: ${unavailable}`);
   return driver;
 }
 
@@ -129,9 +122,8 @@ const node = process.execPath;
 const busyOneSecond = `${node} -e "const end = Date.now() + 1000; while (Date.now() < end);"`;
 
 describe("cgroups on this machine", () => {
-  it("writes the limits and changes them live, up and down", async () => {
-    const cgroups = cgroupsOrSkip();
-    if (cgroups === undefined) return;
+  it("writes the limits and changes them live, up and down", async (context) => {
+    const cgroups = cgroupsOrSkip(context);
     const sandbox = await cgroups.create("limits");
     try {
       await sandbox.setLimits({ memoryMB: 64, cpuCount: 0.5, pids: 32 });
@@ -163,9 +155,8 @@ describe("cgroups on this machine", () => {
     }
   });
 
-  it("refuses (v1) or OOM-kills (v2) when the limit is lowered under the current use", async () => {
-    const cgroups = cgroupsOrSkip();
-    if (cgroups === undefined) return;
+  it("refuses (v1) or OOM-kills (v2) when the limit is lowered under the current use", async (context) => {
+    const cgroups = cgroupsOrSkip(context);
     const sandbox = await cgroups.create("shrink");
     try {
       await sandbox.setLimits({ memoryMB: 512, cpuCount: 1, pids: 32 });
@@ -189,9 +180,8 @@ describe("cgroups on this machine", () => {
     }
   });
 
-  it("counts a busy process's CPU time, its memory and its processes", async () => {
-    const cgroups = cgroupsOrSkip();
-    if (cgroups === undefined) return;
+  it("counts a busy process's CPU time, its memory and its processes", async (context) => {
+    const cgroups = cgroupsOrSkip(context);
     const sandbox = await cgroups.create("usage");
     try {
       await sandbox.setLimits({ memoryMB: 256, cpuCount: 1, pids: 64 });
@@ -214,9 +204,8 @@ describe("cgroups on this machine", () => {
     }
   });
 
-  it("kills a daemon and an orphan within a second, leaving nothing", async () => {
-    const cgroups = cgroupsOrSkip();
-    if (cgroups === undefined) return;
+  it("kills a daemon and an orphan within a second, leaving nothing", async (context) => {
+    const cgroups = cgroupsOrSkip(context);
     const sandbox = await cgroups.create("daemons");
     try {
       const parent = startIn(sandbox, "setsid sleep 300 & (sleep 300 &); sleep 300");
@@ -236,9 +225,8 @@ describe("cgroups on this machine", () => {
     }
   });
 
-  it("holds a fork bomb to pids.max and kills it", async () => {
-    const cgroups = cgroupsOrSkip();
-    if (cgroups === undefined) return;
+  it("holds a fork bomb to pids.max and kills it", async (context) => {
+    const cgroups = cgroupsOrSkip(context);
     const sandbox = await cgroups.create("fork-bomb");
     try {
       await sandbox.setLimits({ memoryMB: 256, cpuCount: 1, pids: 32 });
@@ -263,9 +251,8 @@ describe("cgroups on this machine", () => {
     }
   });
 
-  it("OOM-kills a process that allocates past the memory limit and counts it", async () => {
-    const cgroups = cgroupsOrSkip();
-    if (cgroups === undefined) return;
+  it("OOM-kills a process that allocates past the memory limit and counts it", async (context) => {
+    const cgroups = cgroupsOrSkip(context);
     const sandbox = await cgroups.create("oom");
     try {
       await sandbox.setLimits({ memoryMB: 64, cpuCount: 1, pids: 32 });
@@ -279,9 +266,8 @@ describe("cgroups on this machine", () => {
     }
   });
 
-  it("keeps each child's usage apart, and the sandbox's includes them", async () => {
-    const cgroups = cgroupsOrSkip();
-    if (cgroups === undefined) return;
+  it("keeps each child's usage apart, and the sandbox's includes them", async (context) => {
+    const cgroups = cgroupsOrSkip(context);
     const sandbox = await cgroups.create("children");
     try {
       await sandbox.setLimits({ memoryMB: 512, cpuCount: 2, pids: 64 });
@@ -306,9 +292,8 @@ describe("cgroups on this machine", () => {
     }
   });
 
-  it("destroys a sandbox with its children, and a second destroy is fine", async () => {
-    const cgroups = cgroupsOrSkip();
-    if (cgroups === undefined) return;
+  it("destroys a sandbox with its children, and a second destroy is fine", async (context) => {
+    const cgroups = cgroupsOrSkip(context);
     const sandbox = await cgroups.create("destroy");
     const exec = await sandbox.child("exec");
     startIn(exec, "exec sleep 30");
@@ -326,9 +311,8 @@ describe("cgroups on this machine", () => {
     }
   });
 
-  it("removes what an earlier run left, processes and all", async () => {
-    const cgroups = cgroupsOrSkip();
-    if (cgroups === undefined) return;
+  it("removes what an earlier run left, processes and all", async (context) => {
+    const cgroups = cgroupsOrSkip(context);
     const leftover = await cgroups.create("leftover");
     const orphan = startIn(leftover, "exec sleep 300");
     await eventually(
@@ -349,9 +333,8 @@ describe("cgroups on this machine", () => {
 });
 
 describe("a runner that died in the middle of a stop", () => {
-  it("left processes frozen: the next runner thaws them, kills them and removes the cgroups", async () => {
-    const cgroups = cgroupsOrSkip();
-    if (cgroups === undefined) return;
+  it("left processes frozen: the next runner thaws them, kills them and removes the cgroups", async (context) => {
+    const cgroups = cgroupsOrSkip(context);
     const leftover = await cgroups.create("frozen-leftover");
     const exec = await leftover.child("exec");
     const sleepers = [startIn(leftover, "exec sleep 300"), startIn(exec, "exec sleep 300")];
@@ -401,11 +384,11 @@ describe.each([
     await v2?.removeStale();
   });
 
-  it("kills a daemon, an orphan and a forking loop in the sandbox and its child", async () => {
+  it("kills a daemon, an orphan and a forking loop in the sandbox and its child", async (context) => {
     const mount = await cgroup2Mount();
-    if (mount === undefined && cannotRun("no cgroup2 mount")) return;
-    if (process.geteuid?.() !== 0 && cannotRun("making cgroups needs root")) return;
-    v2 = new CgroupV2Driver({ mount: mount ?? "", runnerName: name, controllers: [], useKillFile });
+    if (mount === undefined) return context.skip("no cgroup2 mount here");
+    if (process.geteuid?.() !== 0) return context.skip("making cgroups needs root");
+    v2 = new CgroupV2Driver({ mount, runnerName: name, controllers: [], useKillFile });
     const sandbox = await v2.create("kill");
     const exec = await sandbox.child("exec");
     startIn(sandbox, "setsid sleep 300 & (sleep 300 &); sleep 300");

@@ -34,3 +34,26 @@ export function randomHex(bytes: number): string {
 export function newSessionId(): string {
   return `ses_${randomHex(12)}`;
 }
+
+const sandboxIdPattern = /^sbx_[0-9a-f]{24}$/;
+const execIdPattern = /^ex_[0-9a-f]{24}$/;
+
+/** A new sandbox id: `sbx_` + 24 hex. */
+export function newSandboxId(): string {
+  return `sbx_${randomHex(12)}`;
+}
+
+/** Whether `input` is a sandbox id as `newSandboxId()` makes them. */
+export function isSandboxId(input: string): boolean {
+  return sandboxIdPattern.test(input);
+}
+
+/** A new exec id: `ex_` + 24 hex. */
+export function newExecId(): string {
+  return `ex_${randomHex(12)}`;
+}
+
+/** Whether `input` is an exec id as `newExecId()` makes them. */
+export function isExecId(input: string): boolean {
+  return execIdPattern.test(input);
+}

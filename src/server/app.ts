@@ -14,13 +14,17 @@ import type { BatchIngester } from "./ingest/batch-ingester.js";
 import { analyticsRoutes } from "./routes/analytics.js";
 import { docsRoutes } from "./routes/docs.js";
 import { evalRoutes } from "./routes/evals.js";
-import { execTokenCaller, execWebSocketRoutes } from "./routes/exec-websocket.js";
 import { ingestRoutes } from "./routes/ingest.js";
 import { otlpRoutes } from "./routes/otlp.js";
-import { type SandboxService, sandboxRoutes } from "./routes/sandboxes.js";
 import { scoreRoutes } from "./routes/scores.js";
 import { traceRoutes } from "./routes/traces.js";
 import { versionRoutes } from "./routes/versions.js";
+import {
+  execTokenCaller,
+  execWebSocketRoutes,
+  type SandboxService,
+  sandboxRoutes,
+} from "./sandboxes/index.js";
 import { EvalStore } from "./store/evals.js";
 import type { ProjectStore } from "./store/projects.js";
 import { ScoreStore } from "./store/scores.js";

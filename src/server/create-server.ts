@@ -19,7 +19,7 @@ import { clientKey } from "./http/client-address.js";
 import { defaultRateLimit, type RateLimitOptions } from "./http/rate-limit.js";
 import { type BatchIngester, inProcessIngester } from "./ingest/batch-ingester.js";
 import { ingestWorkerCount, WorkerIngester } from "./ingest/worker-ingester.js";
-import { type SandboxOptions, startSandboxService } from "./sandbox-service.js";
+import { type SandboxOptions, startSandboxService } from "./sandboxes/index.js";
 import { DataDirectoryLock } from "./store/data-directory-lock.js";
 import { openDatabase } from "./store/database.js";
 import { ProjectStore } from "./store/projects.js";

@@ -6,7 +6,7 @@ import { Sandbox } from "cairn-ai/sandbox";
 import { afterAll, describe, expect, it } from "vitest";
 import { detectCgroups } from "../../src/sandbox/runner/cgroups/detect.js";
 import { loopDevicesUnder, mountsUnder } from "../../src/sandbox/runner/recovery.js";
-import { runnerNameFor } from "../../src/server/sandbox-service.js";
+import { runnerNameFor } from "../../src/server/sandboxes/index.js";
 import { hostProcesses, whySandboxesCannotRun } from "./helpers.js";
 import { killServices, type Running, startService as start } from "./service-process.js";
 

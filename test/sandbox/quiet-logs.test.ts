@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Sandbox } from "cairn-ai/sandbox";
 import { describe, expect, it } from "vitest";
-import { runnerNameFor } from "../../src/server/sandbox-service.js";
+import { runnerNameFor } from "../../src/server/sandboxes/index.js";
 import { captureLog } from "../helpers/log.js";
 import type { TestServer } from "../server/helpers.js";
 import { connection, needSandboxes, startSandboxServer } from "./helpers.js";

@@ -19,6 +19,7 @@
 // receives exactly the bytes it missed. A pty exec has one stream: its output is channel 1.
 
 import { z } from "zod";
+import { terminalSizeSchema } from "./terminal-size.js";
 
 export const execChannels = { stdin: 0, stdout: 1, stderr: 2 } as const;
 export type ExecChannel = (typeof execChannels)[keyof typeof execChannels];
@@ -39,11 +40,7 @@ export const execSignals = [
 export type ExecSignal = (typeof execSignals)[number];
 
 export const clientControlSchema = z.discriminatedUnion("type", [
-  z.strictObject({
-    type: z.literal("resize"),
-    cols: z.number().int().min(1).max(1000),
-    rows: z.number().int().min(1).max(1000),
-  }),
+  z.strictObject({ type: z.literal("resize"), ...terminalSizeSchema.shape }),
   z.strictObject({ type: z.literal("signal"), signal: z.enum(execSignals) }),
   z.strictObject({ type: z.literal("close-stdin") }),
 ]);

@@ -7,6 +7,7 @@ import {
   execListSchema,
   execStartedSchema,
 } from "../../core/wire/exec-protocol.js";
+import type { ExecRequest } from "../../core/wire/exec-request.js";
 import {
   type SandboxRecord,
   sandboxListSchema,
@@ -15,6 +16,7 @@ import {
   usageReportSchema,
 } from "../../core/wire/sandbox.js";
 import type { CreateSandboxRequest } from "../../core/wire/sandbox-request.js";
+import { type TerminalSize, terminalOf } from "../../core/wire/terminal-size.js";
 import { resolveSandboxRequest } from "../validate.js";
 import { connectExec, type ExecHandle, type ExecResult } from "./exec-handle.js";
 import { SandboxFiles } from "./files.js";
@@ -31,7 +33,7 @@ export interface ExecOptions {
   /** Inside the sandbox; default /workspace. */
   readonly cwd?: string;
   /** A terminal (`true` for 80×24). */
-  readonly pty?: boolean | { readonly cols: number; readonly rows: number };
+  readonly pty?: boolean | Readonly<TerminalSize>;
   /** Killed after this long. */
   readonly timeoutMs?: number;
   readonly onStdout?: (bytes: Uint8Array) => void;
@@ -145,15 +147,16 @@ export class Sandbox {
     const argv = typeof command === "string" ? [command, ...(options.args ?? [])] : [...command];
     const [cmd, ...args] = argv;
     if (cmd === undefined || cmd === "") throw new TypeError("exec(): give the command to run");
-    const pty = options.pty === true ? { cols: 80, rows: 24 } : options.pty || undefined;
-    const started = await this.call(execStartedSchema, "POST", "/exec", {
+    const pty = terminalOf(options.pty);
+    const request: ExecRequest = {
       cmd,
       args,
       ...(options.env === undefined ? {} : { env: options.env }),
       ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
       ...(pty === undefined ? {} : { pty }),
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-    });
+    };
+    const started = await this.call(execStartedSchema, "POST", "/exec", request);
     const handle = await this.attach(started.execId, { ...options, token: started.token });
     if (options.stdin !== undefined) {
       handle.sendStdin(options.stdin);

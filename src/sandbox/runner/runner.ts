@@ -8,11 +8,13 @@ import {
   SandboxNotFoundError,
   SandboxUnavailableError,
 } from "../../core/errors/index.js";
+import { newSandboxId } from "../../core/ids.js";
 import { log } from "../../core/logger.js";
 import type { ExecRecord } from "../../core/wire/exec-protocol.js";
+import type { ResolvedExecRequest } from "../../core/wire/exec-request.js";
 import type { SandboxRecord, SandboxStatus } from "../../core/wire/sandbox.js";
 import { Admission, type CapacityOptions, type Holding } from "./admission.js";
-import { type ExecRequest, ExecSession } from "./exec/exec-session.js";
+import { ExecSession } from "./exec/exec-session.js";
 import { OutputBudget } from "./exec/output-buffer.js";
 import {
   defaultRunnerLimits,
@@ -157,7 +159,7 @@ export class SandboxRunner {
 
   async create(projectId: string, options: CreateOptions): Promise<SandboxRecord> {
     this.checkSandboxCaps(projectId);
-    const id = `sbx_${randomBytes(12).toString("hex")}`;
+    const id = newSandboxId();
     const creation = this.admit(id, options).then(() => this.createNow(projectId, id, options));
     this.creating.set(id, { projectId, done: creation });
     try {
@@ -400,7 +402,7 @@ export class SandboxRunner {
     }
   }
 
-  async exec(projectId: string, id: string, request: ExecRequest): Promise<ExecSession> {
+  async exec(projectId: string, id: string, request: ResolvedExecRequest): Promise<ExecSession> {
     const sandbox = this.running(projectId, id);
     this.launcher.noteActivity();
     const cap = this.limits.execsPerSandbox;
@@ -419,7 +421,10 @@ export class SandboxRunner {
     }
   }
 
-  private async startExec(sandbox: LiveSandbox, request: ExecRequest): Promise<ExecSession> {
+  private async startExec(
+    sandbox: LiveSandbox,
+    request: ResolvedExecRequest,
+  ): Promise<ExecSession> {
     const id = sandbox.record.id;
     const standby = sandbox.standby.take();
     const child =

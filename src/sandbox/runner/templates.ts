@@ -1,6 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import type { SandboxTemplate } from "../../core/wire/sandbox-request.js";
+import { cpuRange, memoryTiersMB } from "../../core/wire/sandbox-sizes.js";
 import { parseSandboxTemplate } from "../validate.js";
 
 /** A template the runner can start: where its root comes from, and its default sizes. */
@@ -17,6 +18,18 @@ export const baseTemplate: RunnerTemplate = {
   memory: 1024,
   root: { kind: "host-usr" },
 };
+
+/**
+ * The sizes a sandbox of `template` gets when its request sets none: the template's CPU in
+ * whole vCPUs (rounded up, within what a sandbox may have) and the smallest memory tier that
+ * holds the template's memory (the largest tier when none does).
+ */
+export function templateSizes(template: SandboxTemplate): { cpuCount: number; memoryMB: number } {
+  return {
+    cpuCount: Math.min(cpuRange.max, Math.max(cpuRange.min, Math.ceil(template.cpu / 1000))),
+    memoryMB: memoryTiersMB.find((tier) => tier >= template.memory) ?? Math.max(...memoryTiersMB),
+  };
+}
 
 /**
  * Reads templates in the node-network template schema (name, image, cpu, memory, either

@@ -1,4 +1,5 @@
 import { execStartedSchema } from "../../../core/wire/exec-protocol.js";
+import type { ExecRequest } from "../../../core/wire/exec-request.js";
 import { resolveConnection, sandboxJson } from "../../../sandbox/client/http.js";
 import { Sandbox, type SandboxConnection } from "../../../sandbox/index.js";
 import {
@@ -114,15 +115,6 @@ function stdinMode(interactive: boolean, tty: boolean): StdinMode {
   // Without -i a terminal's stdin is not the command's (it would wait for input forever), but
   // input piped in is meant for it.
   return process.stdin.isTTY ? "close" : "forward";
-}
-
-interface ExecRequest {
-  readonly cmd: string;
-  readonly args: readonly string[];
-  readonly env?: Record<string, string>;
-  readonly cwd?: string;
-  readonly pty?: { cols: number; rows: number };
-  readonly timeoutMs?: number;
 }
 
 /**

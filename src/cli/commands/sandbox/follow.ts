@@ -1,5 +1,10 @@
 import { constants } from "node:os";
 import {
+  defaultTerminalSize,
+  maxTerminalSide,
+  type TerminalSize,
+} from "../../../core/wire/terminal-size.js";
+import {
   ExecConnectionError,
   type ExecHandle,
   type ExecResult,
@@ -31,12 +36,13 @@ export interface FollowOptions {
 }
 
 /** The local terminal's size, within what the API accepts; 80×24 when there is none. */
-export function terminalSize(): { cols: number; rows: number } {
+export function terminalSize(): TerminalSize {
   const within = (value: number | undefined, fallback: number) =>
-    Math.min(1000, Math.max(1, value || fallback));
+    Math.min(maxTerminalSide, Math.max(1, value || fallback));
+  const { cols, rows } = defaultTerminalSize;
   return process.stdout.isTTY
-    ? { cols: within(process.stdout.columns, 80), rows: within(process.stdout.rows, 24) }
-    : { cols: 80, rows: 24 };
+    ? { cols: within(process.stdout.columns, cols), rows: within(process.stdout.rows, rows) }
+    : { cols, rows };
 }
 
 /**

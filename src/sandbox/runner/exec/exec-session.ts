@@ -1,6 +1,7 @@
-import { randomBytes } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
+import { newExecId } from "../../../core/ids.js";
 import type { ExecRecord, ExecSignal } from "../../../core/wire/exec-protocol.js";
+import type { ResolvedExecRequest } from "../../../core/wire/exec-request.js";
 import type { CgroupUsage } from "../cgroups/types.js";
 import {
   EnterError,
@@ -13,19 +14,6 @@ import { sandboxUser } from "../sandbox-etc.js";
 import type { ExecSessionPort } from "./exec-socket.js";
 import { type OutputBudget, OutputBuffer } from "./output-buffer.js";
 import { SignalBatcher } from "./signal-batcher.js";
-
-/** What to run in a sandbox. */
-export interface ExecRequest {
-  readonly cmd: string;
-  readonly args: readonly string[];
-  readonly env: Readonly<Record<string, string>>;
-  /** Inside the sandbox; default /workspace. */
-  readonly cwd: string;
-  /** A terminal of this size, or pipes. */
-  readonly pty: { readonly cols: number; readonly rows: number } | undefined;
-  /** Killed after this long (the state says `timed_out`). */
-  readonly timeoutMs: number | undefined;
-}
 
 /** Where the exec runs: the sandbox (entered through the helper) and the exec's own cgroup. */
 export interface ExecPlace {
@@ -63,7 +51,7 @@ export const defaultOutputBufferBytes = 4 * 1024 * 1024;
  * of WebSockets read from; it outlives them all.
  */
 export class ExecSession implements ExecSessionPort {
-  readonly execId = `ex_${randomBytes(12).toString("hex")}`;
+  readonly execId = newExecId();
   readonly output: OutputBuffer;
   readonly startedAt = new Date();
   endedAt: Date | undefined;
@@ -83,7 +71,7 @@ export class ExecSession implements ExecSessionPort {
 
   private constructor(
     readonly place: ExecPlace,
-    readonly request: ExecRequest,
+    readonly request: ResolvedExecRequest,
     output: { bufferBytes?: number | undefined; budget?: OutputBudget | undefined },
   ) {
     this.output = new OutputBuffer(output.bufferBytes ?? defaultOutputBufferBytes, output.budget);
@@ -95,7 +83,7 @@ export class ExecSession implements ExecSessionPort {
    */
   static async start(
     place: ExecPlace,
-    request: ExecRequest,
+    request: ResolvedExecRequest,
     output: { bufferBytes?: number | undefined; budget?: OutputBudget | undefined } = {},
     ready?: ReadyEntry,
   ): Promise<ExecSession> {

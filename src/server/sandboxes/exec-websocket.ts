@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import { Hono } from "hono";
 import type { WebSocket } from "ws";
 import { SandboxLimitError } from "../../core/errors/index.js";
+import { isExecId, isSandboxId } from "../../core/ids.js";
 import {
   admitExecSocket,
   attachExecSocket,
@@ -11,9 +12,9 @@ import {
 import { ApiError } from "../http/api-error.js";
 import type { AuthVariables } from "../http/auth.js";
 import type { Caller, ProjectStore } from "../store/projects.js";
-import type { SandboxService } from "./sandboxes.js";
+import type { SandboxService } from "./service.js";
 
-const execPath = /^\/api\/sandboxes\/(sbx_[0-9a-f]{24})\/exec\/(ex_[0-9a-f]{24})$/;
+const execPath = /^\/api\/sandboxes\/([^/]+)\/exec\/([^/]+)$/;
 
 function isUpgrade(c: Context): boolean {
   return c.req.header("upgrade")?.toLowerCase() === "websocket";
@@ -29,12 +30,18 @@ export function execTokenCaller(
 ): (c: Context) => Caller | string | undefined {
   return (c) => {
     const token = c.req.query("token");
-    const match = execPath.exec(c.req.path);
-    if (token === undefined || match === null || !isUpgrade(c) || "unavailable" in service) {
+    const [, sandboxId = "", execId = ""] = execPath.exec(c.req.path) ?? [];
+    if (
+      token === undefined ||
+      !isSandboxId(sandboxId) ||
+      !isExecId(execId) ||
+      !isUpgrade(c) ||
+      "unavailable" in service
+    ) {
       return undefined;
     }
     const grant = service.tokens.verify(token);
-    const valid = grant !== undefined && grant.sandboxId === match[1] && grant.execId === match[2];
+    const valid = grant !== undefined && grant.sandboxId === sandboxId && grant.execId === execId;
     const project = valid ? projects.byId(grant.projectId) : undefined;
     if (!valid || project === undefined) {
       return "the token is not valid for this exec (or has expired)";

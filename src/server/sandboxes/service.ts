@@ -2,17 +2,32 @@ import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
-import { log } from "../core/logger.js";
-import { diskRangeMB as defaultDiskRange } from "../core/wire/sandbox-sizes.js";
-import type { CapacityOptions } from "../sandbox/runner/admission.js";
-import type { RunnerLimits } from "../sandbox/runner/live-sandbox.js";
-import { checkPrerequisites } from "../sandbox/runner/prerequisites.js";
-import { type RunnerSettings, SandboxRunner } from "../sandbox/runner/runner.js";
-import { loadTemplates } from "../sandbox/runner/templates.js";
-import { defaultSandboxPrices, type SandboxPrices } from "../sandbox/runner/usage.js";
-import { ExecTokens } from "./routes/exec-tokens.js";
-import type { SandboxService } from "./routes/sandboxes.js";
-import { SandboxStore } from "./store/sandboxes.js";
+import { log } from "../../core/logger.js";
+import { diskRangeMB as defaultDiskRange } from "../../core/wire/sandbox-sizes.js";
+import type { CapacityOptions } from "../../sandbox/runner/admission.js";
+import type { RunnerLimits } from "../../sandbox/runner/live-sandbox.js";
+import { checkPrerequisites } from "../../sandbox/runner/prerequisites.js";
+import { type RunnerSettings, SandboxRunner } from "../../sandbox/runner/runner.js";
+import { loadTemplates, type RunnerTemplate } from "../../sandbox/runner/templates.js";
+import { defaultSandboxPrices, type SandboxPrices } from "../../sandbox/runner/usage.js";
+import { SandboxStore } from "../store/sandboxes.js";
+import { ExecTokens } from "./exec-tokens.js";
+
+/** The sandbox API: a runner, or the reason there is none (answered with 503). */
+export type SandboxService =
+  | {
+      readonly runner: SandboxRunner;
+      readonly store: SandboxStore;
+      readonly templates: ReadonlyMap<string, RunnerTemplate>;
+      readonly diskRangeMB: {
+        readonly min: number;
+        readonly max: number;
+        readonly default: number;
+      };
+      readonly prices: SandboxPrices;
+      readonly tokens: ExecTokens;
+    }
+  | { readonly unavailable: string };
 
 /** The sandbox runner's settings in `createServer({ sandboxes })`. */
 export interface SandboxOptions {

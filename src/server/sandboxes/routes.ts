@@ -1,0 +1,115 @@
+import type { Context } from "hono";
+import { Hono } from "hono";
+import { z } from "zod";
+import { SandboxUnavailableError } from "../../core/errors/index.js";
+import { setTagsRequestSchema, updateSandboxRequestSchema } from "../../core/wire/sandbox.js";
+import { createSandboxRequestSchema } from "../../core/wire/sandbox-request.js";
+import { cpuCountSchema, memoryMBSchema } from "../../core/wire/sandbox-sizes.js";
+import { type RunnerTemplate, templateSizes } from "../../sandbox/runner/templates.js";
+import type { AuthVariables } from "../http/auth.js";
+import { readJson } from "../http/read-json.js";
+import { execRoutes } from "./exec-routes.js";
+import { filesRoutes } from "./files-routes.js";
+import { parseInput, sandboxIdParam } from "./input.js";
+import type { SandboxService } from "./service.js";
+import { usageRoutes } from "./usage-routes.js";
+
+const listQuerySchema = z.strictObject({
+  tag: z.string().min(1).optional(),
+  status: z.enum(["creating", "running", "stopping", "stopped", "failed", "expired"]).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+});
+
+/**
+ * The sandbox API under /api: sandboxes, tags, execs, files and usage. `abortResponse` cuts a
+ * response's connection mid-body (a download whose file changed), as the server adapter can.
+ */
+export function sandboxRoutes(
+  service: SandboxService,
+  abortResponse: (c: Context) => void = () => undefined,
+) {
+  const app = new Hono<{ Variables: AuthVariables }>();
+  app.use("/api/sandboxes/*", unavailableGuard(service));
+  app.use("/api/sandboxes", unavailableGuard(service));
+  app.use("/api/usage", unavailableGuard(service));
+  if ("unavailable" in service) return app;
+  const { runner, store } = service;
+
+  const createSchema = createSandboxRequestSchema.extend({
+    diskMB: z
+      .number({ error: "diskMB must be a whole number of MB" })
+      .int("diskMB must be a whole number of MB")
+      .min(
+        service.diskRangeMB.min,
+        `diskMB must be between ${service.diskRangeMB.min} and ${service.diskRangeMB.max}`,
+      )
+      .max(
+        service.diskRangeMB.max,
+        `diskMB must be between ${service.diskRangeMB.min} and ${service.diskRangeMB.max}`,
+      )
+      .default(service.diskRangeMB.default),
+  });
+
+  return app
+    .post("/api/sandboxes", async (c) => {
+      const body = await readJson(c.req.raw);
+      const withDefaults = withTemplateSizes(body, service.templates);
+      const request = parseInput(createSchema, withDefaults);
+      const record = await runner.create(c.get("project").id, request);
+      return c.json(record, 201);
+    })
+    .get("/api/sandboxes", (c) => {
+      const query = parseInput(listQuerySchema, c.req.query());
+      return c.json({ sandboxes: store.list(c.get("project").id, query) });
+    })
+    .get("/api/sandboxes/:id", (c) =>
+      c.json(runner.get(c.get("project").id, sandboxIdParam(c.req.param("id")))),
+    )
+    .delete("/api/sandboxes/:id", async (c) =>
+      c.json(await runner.delete(c.get("project").id, sandboxIdParam(c.req.param("id")))),
+    )
+    .patch("/api/sandboxes/:id", async (c) => {
+      const patch = parseInput(
+        updateSandboxRequestSchema.and(
+          z.object({ cpuCount: cpuCountSchema.optional(), memoryMB: memoryMBSchema.optional() }),
+        ),
+        await readJson(c.req.raw),
+      );
+      const id = sandboxIdParam(c.req.param("id"));
+      return c.json(await runner.update(c.get("project").id, id, patch));
+    })
+    .put("/api/sandboxes/:id/tags", async (c) => {
+      const { tags } = parseInput(setTagsRequestSchema, await readJson(c.req.raw));
+      const id = sandboxIdParam(c.req.param("id"));
+      return c.json(await runner.setTags(c.get("project").id, id, tags));
+    })
+    .route("/", execRoutes(runner, service.tokens))
+    .route("/", filesRoutes(runner, abortResponse))
+    .route("/", usageRoutes(runner, store, service.prices));
+}
+
+function unavailableGuard(service: SandboxService) {
+  return async (_c: unknown, next: () => Promise<void>) => {
+    if ("unavailable" in service) {
+      throw new SandboxUnavailableError({
+        reason: "runner_unavailable",
+        detail: service.unavailable,
+      });
+    }
+    await next();
+  };
+}
+
+/** The request with the sizes its template gives, where it sets none of its own. */
+function withTemplateSizes(body: unknown, templates: ReadonlyMap<string, RunnerTemplate>): unknown {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return body;
+  const request = body as Record<string, unknown>;
+  const template = templates.get(typeof request.template === "string" ? request.template : "base");
+  if (template === undefined) return body;
+  const sizes = templateSizes(template);
+  return {
+    ...request,
+    cpuCount: request.cpuCount ?? sizes.cpuCount,
+    memoryMB: request.memoryMB ?? sizes.memoryMB,
+  };
+}

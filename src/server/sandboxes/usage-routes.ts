@@ -1,0 +1,55 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import type { SandboxRunner } from "../../sandbox/runner/runner.js";
+import { type SandboxPrices, summarizeUsage } from "../../sandbox/runner/usage.js";
+import type { AuthVariables } from "../http/auth.js";
+import { periodSchema, resolvePeriod } from "../routes/query-params.js";
+import type { SandboxStore } from "../store/sandboxes.js";
+import { parseInput } from "./input.js";
+
+const usageQuerySchema = z.strictObject({
+  ...periodSchema.shape,
+  group_by: z
+    .string()
+    .regex(
+      /^(tag:[A-Za-z0-9][A-Za-z0-9_.\-/]{0,62}|sandbox|template)$/,
+      "use tag:<key>, sandbox or template",
+    )
+    .default("sandbox"),
+  attribution: z.enum(["current", "at_time"]).default("current"),
+});
+
+/** `GET /api/usage`: the sandboxes' CPU, memory and cost over a period, by sandbox, template or tag. */
+export function usageRoutes(runner: SandboxRunner, store: SandboxStore, prices: SandboxPrices) {
+  const app = new Hono<{ Variables: AuthVariables }>();
+  return app.get("/api/usage", async (c) => {
+    const query = parseInput(usageQuerySchema, c.req.query());
+    const period = resolvePeriod(query);
+    const fromMs = period.fromUs / 1000;
+    const toMs = period.toUs / 1000;
+    await runner.flushUsage();
+    const grouping =
+      query.group_by === "sandbox"
+        ? ({ kind: "sandbox" } as const)
+        : query.group_by === "template"
+          ? ({ kind: "template" } as const)
+          : ({ kind: "tag", key: query.group_by.slice(4) } as const);
+    const summary = summarizeUsage({
+      segments: store.segments(c.get("project").id, fromMs, toMs),
+      fromMs,
+      toMs,
+      nowMs: Date.now(),
+      grouping,
+      attribution: query.attribution,
+      prices,
+    });
+    return c.json({
+      period_start: period.start,
+      period_end: period.end,
+      group_by: query.group_by,
+      attribution: query.attribution,
+      prices,
+      ...summary,
+    });
+  });
+}

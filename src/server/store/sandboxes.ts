@@ -87,26 +87,33 @@ export class SandboxStore {
     return row === undefined ? undefined : toRecord(row);
   }
 
-  /** Newest first; `tag` is `key=value` or `key`. */
+  /**
+   * Newest first; `tag` is `key=value` or `key`. The tags are a JSON object in each row, which
+   * SQLite reads (json_each), so filtering and the limit happen in the query.
+   */
   list(
     projectId: string,
     filter: { status?: SandboxStatus | undefined; tag?: string | undefined; limit: number },
   ): SandboxRecord[] {
+    const [key, value] = filter.tag === undefined ? [null, null] : splitTag(filter.tag);
     const rows = this.db
       .prepare(
-        `SELECT * FROM sandboxes WHERE project_id = ? AND (? IS NULL OR status = ?)
-         ORDER BY created_at DESC, rowid DESC`,
+        `SELECT * FROM sandboxes
+         WHERE project_id = :projectId AND (:status IS NULL OR status = :status)
+           AND (:key IS NULL OR EXISTS (
+             SELECT 1 FROM json_each(sandboxes.tags) AS tag
+             WHERE tag.key = :key AND (:value IS NULL OR tag.value = :value)))
+         ORDER BY created_at DESC, rowid DESC
+         LIMIT :limit`,
       )
-      .all(projectId, filter.status ?? null, filter.status ?? null) as unknown as SandboxRow[];
-    const [key, value] = filter.tag === undefined ? [] : splitTag(filter.tag);
-    return rows
-      .map(toRecord)
-      .filter(
-        (record) =>
-          key === undefined ||
-          (Object.hasOwn(record.tags, key) && (value === undefined || record.tags[key] === value)),
-      )
-      .slice(0, filter.limit);
+      .all({
+        projectId,
+        status: filter.status ?? null,
+        key,
+        value,
+        limit: filter.limit,
+      }) as unknown as SandboxRow[];
+    return rows.map(toRecord);
   }
 
   /** Sandboxes a previous run of the runner left as live: their processes died with it. */
@@ -184,9 +191,10 @@ export class SandboxStore {
   }
 }
 
-function splitTag(tag: string): [string, string | undefined] {
+/** The key of a `key=value` or `key` filter, and its value (null: any value). */
+function splitTag(tag: string): [string, string | null] {
   const at = tag.indexOf("=");
-  return at === -1 ? [tag, undefined] : [tag.slice(0, at), tag.slice(at + 1)];
+  return at === -1 ? [tag, null] : [tag.slice(0, at), tag.slice(at + 1)];
 }
 
 function toRecord(row: SandboxRow): SandboxRecord {

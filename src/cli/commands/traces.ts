@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
-import { formatTable } from "../../core/text-table.js";
 import type { ExportedSpan } from "../../core/wire/index.js";
+import { formatTable } from "../../tracing/evals/text-table.js";
 import { formatCost, formatDuration, formatTraceTree } from "../../tracing/export/format-tree.js";
 import { serviceEndpoint } from "./service-address.js";
 

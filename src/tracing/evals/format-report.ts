@@ -1,6 +1,6 @@
-import { formatTable } from "../../core/text-table.js";
 import type { TestResult } from "../../core/wire/evals.js";
 import type { TestReport } from "./run-tests.js";
+import { formatTable } from "./text-table.js";
 
 /** A table whose first row is its header, without the trailing newline. */
 function table(rows: readonly (readonly string[])[]): string {

@@ -1,6 +1,6 @@
-import { formatTable } from "../../../core/text-table.js";
 import { sandboxStatuses } from "../../../core/wire/sandbox.js";
 import { Sandbox, type SandboxRecord, type SandboxStatus } from "../../../sandbox/index.js";
+import { formatTable } from "../../../tracing/evals/text-table.js";
 import {
   connectionFrom,
   definedOnly,

@@ -1,5 +1,5 @@
-import { formatTable } from "../../../core/text-table.js";
 import { type UsageGroup, usage } from "../../../sandbox/index.js";
+import { formatTable } from "../../../tracing/evals/text-table.js";
 import { connectionFrom, definedOnly, noneLeft, parseCommand } from "./arguments.js";
 import { formatJson } from "./table.js";
 

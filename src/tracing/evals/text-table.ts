@@ -1,4 +1,5 @@
-// A plain-text table for terminals: the CLI's listings and the test report.
+// A plain-text table for terminals: the test report and the CLI's listings. It lives beside the
+// report, which the SDK exports (formatTestReport) and so cannot import from the CLI.
 
 /**
  * Columns padded to their widest cell; columns named in `rightAligned` line up their digits.

@@ -36,6 +36,7 @@ export type { ExportBatch, ExportedSpan, ExportedSpanEvent } from "./core/wire/e
 export type { JudgeVerdict, Score } from "./core/wire/scores.js";
 export { type SpanKind, spanKinds } from "./core/wire/span-kind.js";
 export type { TokenUsage } from "./core/wire/token-usage.js";
+export type { TraceDetail, TraceList, TraceSpan, TraceSummary } from "./core/wire/traces.js";
 export type { Version, VersionEvent } from "./core/wire/versions.js";
 export {
   type AnalyticsDate,
@@ -54,6 +55,7 @@ export {
   recordTestRun,
   type TestCaseInput,
 } from "./tracing/client/evals.js";
+export type { ClientOptions } from "./tracing/client/request.js";
 export {
   addScore,
   type GivenScore,
@@ -62,6 +64,7 @@ export {
   judgeOnService,
   scoreTrace,
 } from "./tracing/client/scores.js";
+export { getTrace, type ListTracesOptions, listTraces } from "./tracing/client/traces.js";
 export {
   currentVersion,
   listVersions,

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { resolveDataDir } from "../server/create-server.js";
+import { resolveDataDir } from "../server/data-directory.js";
 import { environment, integerSetting, serviceConnection } from "./config.js";
 import { ConfigurationError } from "./errors/index.js";
 

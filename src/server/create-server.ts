@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { type Server, STATUS_CODES } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import type { Duplex } from "node:stream";
 import { type HttpBindings, serve } from "@hono/node-server";
 import { getConnInfo } from "@hono/node-server/conninfo";
@@ -14,6 +14,7 @@ import { Judge, type JudgeConfig, judgeFromEnvironment } from "../tracing/scorin
 import { isBuiltinScorer, scorerSlugPattern } from "../tracing/scoring/registry.js";
 import type { Scorer } from "../tracing/scoring/types.js";
 import { createApp } from "./app.js";
+import { apiKeyFile, resolveDataDir } from "./data-directory.js";
 import { judgeSpanRecorder } from "./evaluation/judge-spans.js";
 import { clientKey } from "./http/client-address.js";
 import { defaultRateLimit, type RateLimitOptions } from "./http/rate-limit.js";
@@ -306,14 +307,4 @@ function checkServiceScorers(scorers: Readonly<Record<string, Scorer>> | undefin
       );
     }
   }
-}
-
-/** The data directory: the one given, else `CAIRN_DATA_DIR`, else `./.cairn`. */
-export function resolveDataDir(dataDir?: string): string {
-  return resolve(dataDir || environment("dataDir") || ".cairn");
-}
-
-/** Where the first start saves the API key, for local tools (`cairn traces …`). */
-export function apiKeyFile(dataDir: string): string {
-  return join(dataDir, "api-key");
 }

@@ -7,7 +7,14 @@ export {
   exportBatchSchema,
   exportedSpanSchema,
 } from "../core/wire/export-batch.js";
+export {
+  checkPrerequisites,
+  type PrerequisiteCheck,
+  type PrerequisiteOptions,
+  type PrerequisiteReport,
+} from "../sandbox/runner/prerequisites.js";
 export { type CairnServer, createServer, type ServerOptions } from "./create-server.js";
+export { apiKeyFile, savedApiKey } from "./data-directory.js";
 export { errorStatuses } from "./http/api-error.js";
 export { parseExportBatch } from "./ingest/parse-export-batch.js";
 export { DataDirectoryInUseError } from "./store/data-directory-lock.js";

@@ -1,3 +1,4 @@
+import { ApiRequestError, getTrace, listTraces } from "cairn-ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resource, span, startTestServer, type TestServer } from "./helpers.js";
 
@@ -290,5 +291,45 @@ describe("dates in queries", () => {
     const response = await t.call("GET", "/analytics/traces?period_start=2026-02-30");
     expect(response.status).toBe(400);
     expect((await response.json()).message).toContain('"period_start": is not a real date');
+  });
+});
+
+describe("SDK: listTraces and getTrace", () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer();
+    const root = span({ trace_id: traceA, span_id: "2000000000000001", name: "agent-run" });
+    const child = span({
+      trace_id: traceA,
+      span_id: "2000000000000002",
+      parent_span_id: "2000000000000001",
+      kind: "tool",
+      name: "lookup",
+    });
+    await t.call("POST", "/traces", { resource, spans: [root, child] });
+  });
+  afterAll(async () => {
+    await t.stop();
+  });
+
+  it("read the list and one trace, spans as a tree, from the service each call names", async () => {
+    const connection = { endpoint: t.server.url, apiKey: t.apiKey };
+    const page = await listTraces({ ...connection, limit: 5 });
+    expect(page.traces.map((trace) => trace.trace_id)).toEqual([traceA]);
+    expect(page.traces[0]).toMatchObject({ name: "agent-run", span_count: 2 });
+    const trace = await getTrace(traceA, connection);
+    expect(trace.spans.map((each) => each.name)).toEqual(["agent-run"]);
+    expect(trace.spans[0]?.children.map((each) => each.name)).toEqual(["lookup"]);
+  });
+
+  it("throw the service's error as a class, with its code", async () => {
+    const connection = { endpoint: t.server.url, apiKey: t.apiKey };
+    const missing = await getTrace(traceB, connection).catch((error: unknown) => error);
+    expect(ApiRequestError.isInstance(missing)).toBe(true);
+    expect(missing).toMatchObject({ code: "not_found", status: 404 });
+    const refused = await listTraces({ endpoint: t.server.url, apiKey: "wrong-key-0123456789" })
+      .then(() => undefined)
+      .catch((error: unknown) => error);
+    expect(refused).toMatchObject({ status: 401 });
   });
 });

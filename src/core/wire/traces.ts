@@ -1,0 +1,66 @@
+import { z } from "zod";
+import { type ExportedSpan, exportedSpanSchema } from "./export-batch.js";
+import { scoreSchema } from "./scores.js";
+import { spanKinds } from "./span-kind.js";
+
+const usageSchema = z.object({
+  prompt_tokens: z.number().int(),
+  completion_tokens: z.number().int(),
+  total_tokens: z.number().int(),
+});
+
+/** A trace as the trace list shows it: its root, duration, status, tokens and cost. */
+export const traceSummarySchema = z.object({
+  trace_id: z.string().describe("tr_ + 32 hex"),
+  name: z.string().nullable().describe("name of the root span; null until it arrives"),
+  kind: z.enum(spanKinds).nullable(),
+  root_span_id: z.string().nullable(),
+  start_time: z.string(),
+  end_time: z.string(),
+  duration_ms: z.number(),
+  status: z.enum(["ok", "error"]).describe("error when any span failed"),
+  span_count: z.number().int(),
+  error_count: z.number().int(),
+  usage: usageSchema,
+  cost_usd: z.number(),
+  session_id: z.string().nullable(),
+  version: z.string().nullable(),
+});
+
+/** `GET /analytics/traces`: a page of traces. */
+export const traceListSchema = z.object({
+  period_start: z.string(),
+  period_end: z.string(),
+  traces: z.array(traceSummarySchema),
+  next_cursor: z
+    .string()
+    .nullable()
+    .describe("pass as `cursor` for the next page; null on the last"),
+});
+
+/** A span of a trace, with the spans under it. */
+export interface TraceSpan extends ExportedSpan {
+  readonly children: TraceSpan[];
+}
+
+// Not strict, unlike the export format: a client reads what a newer service adds and ignores it.
+// The id makes the API reference name it once and refer to it where it nests.
+const traceSpanSchema: z.ZodType<TraceSpan> = z
+  .object({
+    ...exportedSpanSchema.shape,
+    get children() {
+      return z.array(traceSpanSchema).describe("child spans, same shape");
+    },
+  })
+  .meta({ id: "TraceSpan" });
+
+/** `GET /traces/{trace_id}`: the summary, tags, spans as a tree, and scores. */
+export const traceDetailSchema = traceSummarySchema.extend({
+  tags: z.array(z.string()),
+  spans: z.array(traceSpanSchema).describe("root spans, each with its children nested"),
+  scores: z.array(scoreSchema),
+});
+
+export type TraceSummary = z.infer<typeof traceSummarySchema>;
+export type TraceList = z.infer<typeof traceListSchema>;
+export type TraceDetail = z.infer<typeof traceDetailSchema>;

@@ -1,6 +1,6 @@
-import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCommand } from "./helpers/run-command.js";
 import { startTestServer, type TestServer } from "./server/helpers.js";
 
 const cli = fileURLToPath(new URL("../src/cli/index.ts", import.meta.url));
@@ -11,36 +11,14 @@ const judgeNotConfigured = fileURLToPath(
   new URL("./fixtures/evals/judge-not-configured.ts", import.meta.url),
 );
 
-/**
- * Runs a command in a child process and collects what it printed and its exit code. Not
- * spawnSync: the service under test runs in this process and must keep answering meanwhile.
- */
+/** Runs a command with no service or judge named in its environment. */
 function run(command: string, args: readonly string[]) {
-  const child = spawn(command, args, {
-    env: {
-      ...process.env,
-      CAIRN_ENDPOINT: "",
-      CAIRN_API_KEY: "",
-      CAIRN_JUDGE_BASE_URL: "",
-      CAIRN_JUDGE_API_KEY: "",
-      CAIRN_JUDGE_MODEL: "",
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (text: string) => {
-    stdout += text;
-  });
-  child.stderr.setEncoding("utf8").on("data", (text: string) => {
-    stderr += text;
-  });
-  const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
+  return runCommand(command, args, {
+    CAIRN_ENDPOINT: "",
+    CAIRN_API_KEY: "",
+    CAIRN_JUDGE_BASE_URL: "",
+    CAIRN_JUDGE_API_KEY: "",
+    CAIRN_JUDGE_MODEL: "",
   });
 }
 
@@ -109,8 +87,11 @@ describe("cairn test <file>", () => {
   it.each([
     [["test/fixtures/evals/missing.ts"], /no test file at test\/fixtures\/evals\/missing\.ts/],
     [[noTask], /must export a task/],
-    [[evals, "--min-score", "2"], /--min-score must be a number from 0 to 1/],
-    [[], /name the test file/],
+    [
+      [evals, "--min-score", "2"],
+      /option '--min-score <0\.\.1>' argument '2' is invalid\. It must be a number from 0 to 1/,
+    ],
+    [[], /missing required argument 'file'/],
     [[unknownScorer], /no scorer "corectness"/],
     [
       [judgeNotConfigured],

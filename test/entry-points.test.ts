@@ -86,7 +86,7 @@ describe("the cairn command", () => {
     expect(run("--help").stdout).toContain("Usage: cairn <command>");
     const unknown = run("launch");
     expect(unknown.status).toBe(2);
-    expect(unknown.stderr).toContain('unknown command "launch"');
+    expect(unknown.stderr).toContain("cairn: unknown command 'launch'");
   });
 
   it("reports the version of package.json", () => {

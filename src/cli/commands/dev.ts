@@ -1,59 +1,25 @@
-import { parseArgs } from "node:util";
-import { consoleLogger } from "../../core/logger.js";
-import { apiKeyFile, createServer, type ServerOptions } from "../../server/create-server.js";
-
-export const devHelp = `Usage: cairn dev [--port 7070] [--host 127.0.0.1] [--data-dir ./.cairn]
-                 [--allow-unenforced-limits] [--no-sandboxes] [--verbose]
-
-Runs the Cairn service on the embedded store: the observability API and the sandbox runner.
-Environment: CAIRN_PORT, CAIRN_DATA_DIR, and CAIRN_API_KEY (the key of the first project, at
-first start). Where a sandbox limit cannot be enforced on this host, sandboxes are refused
-unless --allow-unenforced-limits is given (each sandbox then lists what is not enforced).
-Problems are one line each on stderr; --verbose adds their details (and CAIRN_LOG_LEVEL=debug).
-The first SIGINT or SIGTERM stops gracefully (requests finish, sandboxes stop); a second one
-cuts the connections off.
-`;
+import { apiKeyFile, consoleLogger, createServer, type ServerOptions } from "../../server/index.js";
+import type { DevOptions } from "../program/dev.js";
 
 /**
  * `cairn dev`: serves until SIGINT or SIGTERM, then finishes requests in flight and exits.
  * `settings` adds createServer() options that have no flag (an embedding tool's, or a test's).
  */
 export async function dev(
-  args: readonly string[],
-  write: (text: string) => void,
+  options: DevOptions,
+  write: (text: string) => void = (text) => process.stdout.write(text),
   settings: ServerOptions = {},
 ): Promise<number> {
-  const { values } = parseArgs({
-    args: [...args],
-    options: {
-      port: { type: "string" },
-      host: { type: "string" },
-      "data-dir": { type: "string" },
-      "allow-unenforced-limits": { type: "boolean" },
-      "no-sandboxes": { type: "boolean" },
-      verbose: { type: "boolean" },
-      help: { type: "boolean", short: "h" },
-    },
-    strict: true,
-  });
-  if (values.help) {
-    write(devHelp);
-    return 0;
-  }
-  const port = values.port === undefined ? undefined : Number(values.port);
-  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
-    throw new Error(`--port must be a port number, not "${values.port}"`);
-  }
   const server = await createServer({
     ...settings,
-    ...(values.verbose === true ? { logger: consoleLogger({ level: "debug" }) } : {}),
-    ...(port === undefined ? {} : { port }),
-    ...(values.host === undefined ? {} : { host: values.host }),
-    ...(values["data-dir"] === undefined ? {} : { dataDir: values["data-dir"] }),
+    ...(options.verbose === true ? { logger: consoleLogger({ level: "debug" }) } : {}),
+    ...(options.port === undefined ? {} : { port: options.port }),
+    ...(options.host === undefined ? {} : { host: options.host }),
+    ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
     sandboxes: {
       ...settings.sandboxes,
-      enabled: values["no-sandboxes"] !== true,
-      allowUnenforcedLimits: values["allow-unenforced-limits"] === true,
+      enabled: options.sandboxes,
+      allowUnenforcedLimits: options.allowUnenforcedLimits === true,
     },
   });
   write(`Cairn is running at ${server.url}\n`);

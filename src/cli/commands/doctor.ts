@@ -1,21 +1,8 @@
-import { parseArgs } from "node:util";
 import {
   checkPrerequisites,
   type PrerequisiteCheck,
   type PrerequisiteOptions,
-} from "../../sandbox/runner/prerequisites.js";
-
-export const doctorHelp = `Usage:
-  cairn doctor
-
-Checks what the Linux sandbox runner needs on this machine: Node.js 22.13+, bubblewrap, user
-namespaces, cgroups (v2 with memory, cpu and pids, or v1 with memory, cpu, cpuacct, pids and
-freezer), setpriv, a C compiler for the exec helper (built once, on first use), a seccomp filter
-for this architecture (x86_64, aarch64), and for hard disk limits root, loop devices and
-mkfs.ext4.
-Prints a fix under each failing check. Exit code 0 when enforced sandboxes can run here, 1
-when a required check failed ("warn" lines are not required).
-`;
+} from "../../server/index.js";
 
 function status(check: PrerequisiteCheck): string {
   if (check.ok) return "ok  ";
@@ -24,19 +11,9 @@ function status(check: PrerequisiteCheck): string {
 
 /** `cairn doctor`: whether this machine can run enforced sandboxes, and what to fix if not. */
 export async function doctor(
-  args: readonly string[],
-  write: (text: string) => void,
+  write: (text: string) => void = (text) => process.stdout.write(text),
   options: PrerequisiteOptions = {},
 ): Promise<number> {
-  const { values } = parseArgs({
-    args: [...args],
-    options: { help: { type: "boolean", short: "h" } },
-    strict: true,
-  });
-  if (values.help) {
-    write(doctorHelp);
-    return 0;
-  }
   const report = await checkPrerequisites(options);
   const width = Math.max(...report.checks.map((check) => check.name.length));
   for (const check of report.checks) {

@@ -5,11 +5,9 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { ApiRequestError } from "../../../core/errors/index.js";
 import { Sandbox, type SandboxConnection } from "../../../sandbox/index.js";
-import { connectionFrom, noneLeft, parseCommand, UsageError } from "./arguments.js";
-
-type Write = (text: string) => void;
-
-const example = "cairn sandbox cp <id>:<path> <local path>|-  or  cp <local path>|- <id>:<path>";
+import { UsageError } from "../../program/cairn-command.js";
+import type { ConnectionOptions } from "../../program/connection.js";
+import { connectionFrom } from "./options.js";
 
 /** `<id>:<path>`; a local path with a colon in its first part is written `./name:…`. */
 const remotePattern = /^([A-Za-z0-9_-]+):(.*)$/s;
@@ -23,11 +21,11 @@ interface RemotePath {
  * `cp`: copies one file between this machine and a sandbox's /workspace, streamed both ways
  * so that a file of any size takes constant memory. `-` is stdin or stdout.
  */
-export async function copyFile(args: readonly string[], _write: Write): Promise<number> {
-  const { values, positionals } = parseCommand(args, {});
-  const [source, target, ...extra] = positionals;
-  noneLeft(extra, example);
-  if (source === undefined || target === undefined) throw new UsageError(`usage: ${example}`);
+export async function copyFile(
+  source: string,
+  target: string,
+  options: ConnectionOptions,
+): Promise<number> {
   const from = remoteOf(source);
   const to = remoteOf(target);
   if (from !== undefined && to !== undefined) {
@@ -36,9 +34,9 @@ export async function copyFile(args: readonly string[], _write: Write): Promise<
     );
   }
   if (from === undefined && to === undefined) {
-    throw new UsageError(`one side must be in a sandbox, written <id>:<path>; usage: ${example}`);
+    throw new UsageError("one side must be in a sandbox, written <id>:<path>");
   }
-  const connection = connectionFrom(values);
+  const connection = connectionFrom(options);
   if (to !== undefined) await upload(source, to, connection);
   else if (from !== undefined) await download(from, target, connection);
   return 0;

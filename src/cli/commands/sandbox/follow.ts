@@ -20,11 +20,8 @@ export type StdinMode = "terminal" | "forward" | "close" | "leave";
 
 export interface FollowOptions {
   readonly sandbox: Sandbox;
-  readonly execId: string;
-  /** From POST …/exec; without it the SDK asks for one. */
-  readonly token?: string | undefined;
-  /** The output offset to replay from. */
-  readonly since?: number | undefined;
+  /** Attached with {@link terminalOutput}. */
+  readonly handle: ExecHandle;
   readonly stdin: StdinMode;
   /** Send the local terminal's size now and whenever it changes (the exec has a pty). */
   readonly resize: boolean;
@@ -34,6 +31,12 @@ export interface FollowOptions {
    */
   readonly interrupt: "forward" | "detach";
 }
+
+/** Output callbacks of `exec()` and `attach()` that write the exec's output here. */
+export const terminalOutput = {
+  onStdout: (bytes: Uint8Array) => process.stdout.write(bytes),
+  onStderr: (bytes: Uint8Array) => process.stderr.write(bytes),
+} as const;
 
 /** The local terminal's size, within what the API accepts; 80×24 when there is none. */
 export function terminalSize(): TerminalSize {
@@ -51,13 +54,7 @@ export function terminalSize(): TerminalSize {
  * ended it (or ended this command, which then detaches and leaves it running).
  */
 export async function followExec(options: FollowOptions): Promise<number> {
-  const { sandbox, execId } = options;
-  const handle = await sandbox.attach(execId, {
-    ...(options.token === undefined ? {} : { token: options.token }),
-    ...(options.since === undefined ? {} : { since: options.since }),
-    onStdout: (bytes) => process.stdout.write(bytes),
-    onStderr: (bytes) => process.stderr.write(bytes),
-  });
+  const { sandbox, handle } = options;
   const cleanups: Array<() => void> = [];
   let detachedBy: NodeJS.Signals | undefined;
   let interrupts = 0;
@@ -95,7 +92,7 @@ export async function followExec(options: FollowOptions): Promise<number> {
     }
     return await exitCodeOf(result, options);
   } catch (error) {
-    const reattach = `cairn sandbox attach ${sandbox.id} ${execId} --since ${handle.offset}`;
+    const reattach = `cairn sandbox attach ${sandbox.id} ${handle.execId} --since ${handle.offset}`;
     if (detachedBy !== undefined) {
       process.stderr.write(`\ncairn sandbox: detached; the command keeps running: ${reattach}\n`);
       return 128 + (constants.signals[detachedBy] ?? 0);
@@ -146,7 +143,7 @@ function forwardStdin(mode: StdinMode, handle: ExecHandle, cleanups: Array<() =>
 async function exitCodeOf(result: ExecResult, options: FollowOptions): Promise<number> {
   if (result.exitCode !== null) return result.exitCode;
   if (result.signal === null) return 1;
-  const record = await options.sandbox.execRecord(options.execId).catch(() => undefined);
+  const record = await options.sandbox.execRecord(options.handle.execId).catch(() => undefined);
   if (record?.state === "timed_out") {
     process.stderr.write("cairn sandbox: the command ran past its --timeout-ms and was killed\n");
   }

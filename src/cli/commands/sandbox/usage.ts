@@ -1,30 +1,24 @@
 import { type UsageGroup, usage } from "../../../sandbox/index.js";
 import { formatTable } from "../../../tracing/evals/text-table.js";
-import { connectionFrom, definedOnly, noneLeft, parseCommand } from "./arguments.js";
+import type { UsageOptions } from "../../program/sandbox.js";
+import { connectionFrom, definedOnly } from "./options.js";
 import { formatJson } from "./table.js";
 
-type Write = (text: string) => void;
-
 /** `usage`: what the project's sandboxes used and cost over a period, grouped. */
-export async function sandboxUsage(args: readonly string[], write: Write): Promise<number> {
-  const { values, positionals } = parseCommand(args, {
-    "period-start": { type: "string" },
-    "period-end": { type: "string" },
-    "group-by": { type: "string" },
-    "at-time": { type: "boolean" },
-    json: { type: "boolean" },
-  });
-  noneLeft(positionals, "cairn sandbox usage [--group-by tag:<key>|sandbox|template]");
+export async function sandboxUsage(
+  options: UsageOptions,
+  write: (text: string) => void = (text) => process.stdout.write(text),
+): Promise<number> {
   const report = await usage({
-    ...connectionFrom(values),
+    ...connectionFrom(options),
     ...definedOnly({
-      period_start: values["period-start"],
-      period_end: values["period-end"],
-      group_by: values["group-by"],
+      period_start: options.periodStart,
+      period_end: options.periodEnd,
+      group_by: options.groupBy,
     }),
-    attribution: values["at-time"] ? "at_time" : "current",
+    attribution: options.atTime ? "at_time" : "current",
   });
-  if (values.json) {
+  if (options.json) {
     write(formatJson(report));
     return 0;
   }

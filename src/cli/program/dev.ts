@@ -1,0 +1,52 @@
+import type { CairnCommand } from "./cairn-command.js";
+import { wholeNumberFrom } from "./values.js";
+
+/** The options of `cairn dev`. */
+export interface DevOptions {
+  readonly port?: number;
+  readonly host?: string;
+  readonly dataDir?: string;
+  readonly allowUnenforcedLimits?: boolean;
+  /** False with --no-sandboxes. */
+  readonly sandboxes: boolean;
+  readonly verbose?: boolean;
+}
+
+/** Declares `cairn dev`. */
+export function addDevCommand(program: CairnCommand): void {
+  program
+    .command("dev")
+    .summary("run the Cairn service: the observability API and the sandbox runner")
+    .description(
+      "Runs the Cairn service on the embedded store: the observability API and the sandbox runner.",
+    )
+    .option(
+      "--port <number>",
+      "the port to listen on, 0 for any free one (default: CAIRN_PORT, else 7070)",
+      wholeNumberFrom(0, 65_535),
+    )
+    .option("--host <address>", "the address to listen on (default: 127.0.0.1)")
+    .option(
+      "--data-dir <path>",
+      "where the database and the saved API key live (default: CAIRN_DATA_DIR, else ./.cairn)",
+    )
+    .option(
+      "--allow-unenforced-limits",
+      "run sandboxes where this host cannot enforce a limit (each sandbox then lists what is not enforced); without it they are refused",
+    )
+    .option("--no-sandboxes", "serve the observability API without the sandbox runner")
+    .option(
+      "--verbose",
+      "log the details of each problem, not only its line (as CAIRN_LOG_LEVEL=debug does)",
+    )
+    .addHelpText(
+      "after",
+      `
+At first start the service creates a project and its API key (CAIRN_API_KEY if
+set), prints the key once and saves it in the data directory for local tools.
+Problems are one line each on stderr. The first SIGINT or SIGTERM stops
+gracefully (requests finish, sandboxes stop); a second one cuts the connections
+off.`,
+    )
+    .runs(async (options: DevOptions) => (await import("../commands/dev.js")).dev(options));
+}

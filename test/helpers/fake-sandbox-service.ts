@@ -4,10 +4,11 @@
 // runner's own socket code (attachExecSocket) over a FakeExecSession. What each exec prints,
 // and how it ends, is the test's to say. Records are parsed against the wire schemas, so that
 // this fake cannot answer what the real service would not.
-import { randomBytes } from "node:crypto";
+
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { WebSocketServer } from "ws";
+import { newExecId, newSandboxId, randomHex } from "../../src/core/ids.js";
 import { type ExecRecord, execRecordSchema } from "../../src/core/wire/exec-protocol.js";
 import { type SandboxRecord, sandboxRecordSchema } from "../../src/core/wire/sandbox.js";
 import { attachExecSocket } from "../../src/sandbox/runner/exec/exec-socket.js";
@@ -43,7 +44,7 @@ interface FakeSandbox {
   readonly execs: Array<FakeExec & { readonly token: string; readonly startedAt: string }>;
 }
 
-const hex = (bytes: number) => randomBytes(bytes).toString("hex");
+const hex = randomHex;
 const execPath = /^\/api\/sandboxes\/([^/]+)\/exec\/([^/]+)$/;
 
 /** Starts the fake service on 127.0.0.1, on a port of the system's choosing. */
@@ -81,7 +82,7 @@ export async function startFakeSandboxService(
       const now = new Date();
       const request = body as { tags?: Record<string, string>; timeout?: number };
       const record = sandboxRecordSchema.parse({
-        id: `sbx_${hex(12)}`,
+        id: newSandboxId(),
         template: "base",
         status: "running",
         cpuCount: 1,
@@ -114,7 +115,7 @@ export async function startFakeSandboxService(
     if (method === "POST" && rest === "/exec") {
       const { cmd, args = [] } = body as { cmd: string; args?: string[] };
       const exec = {
-        execId: `ex_${hex(12)}`,
+        execId: newExecId(),
         sandboxId: sandbox.record.id,
         cmd,
         args,

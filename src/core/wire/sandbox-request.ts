@@ -8,9 +8,10 @@ import {
   templateMemorySchema,
 } from "./sandbox-sizes.js";
 
-const tagKey = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_.\-/]{0,62}$/, "tag keys are 1-63 letters, digits, _ . - /");
+/** A tag key: 1-63 letters, digits, `_ . - /`, starting with a letter or digit. */
+export const tagKeyPattern = /^[A-Za-z0-9][A-Za-z0-9_.\-/]{0,62}$/;
+
+const tagKey = z.string().regex(tagKeyPattern, "tag keys are 1-63 letters, digits, _ . - /");
 
 /** Keys a JavaScript object cannot hold as data without changing its prototype or meaning. */
 const reservedTagKeys = ["__proto__", "constructor", "prototype"];

@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import { tagKeyPattern } from "../../core/wire/sandbox-request.js";
 import type { SandboxRunner } from "../../sandbox/runner/runner.js";
 import { type SandboxPrices, summarizeUsage } from "../../sandbox/runner/usage.js";
 import type { AuthVariables } from "../http/auth.js";
@@ -11,8 +12,11 @@ const usageQuerySchema = z.strictObject({
   ...periodSchema.shape,
   group_by: z
     .string()
-    .regex(
-      /^(tag:[A-Za-z0-9][A-Za-z0-9_.\-/]{0,62}|sandbox|template)$/,
+    .refine(
+      (value) =>
+        value === "sandbox" ||
+        value === "template" ||
+        (value.startsWith("tag:") && tagKeyPattern.test(value.slice(4))),
       "use tag:<key>, sandbox or template",
     )
     .default("sandbox"),

@@ -2,17 +2,21 @@ import type { DatabaseSync, StatementSync } from "node:sqlite";
 
 export const dayUs = 86_400_000_000;
 
-/** Sums over the spans of a cell, and their durations (µs) for percentiles. */
-export interface Cell {
-  /** Days since 1970-01-01 (UTC) of the spans' start. */
-  readonly day: number;
-  readonly kind: string;
+/** What a group of spans adds up to: a trace's, an analytics cell's. */
+export interface SpanTotals {
   spans: number;
   errors: number;
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
   costUsd: number;
+}
+
+/** Sums over the spans of a cell, and their durations (µs) for percentiles. */
+export interface Cell extends SpanTotals {
+  /** Days since 1970-01-01 (UTC) of the spans' start. */
+  readonly day: number;
+  readonly kind: string;
   durationUs: number;
   /** The first `spans` entries are the durations. */
   durations: Float64Array;

@@ -1,5 +1,6 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
 import type { ExportBatch, ExportedSpan } from "../../core/wire/index.js";
+import type { SpanTotals } from "./analytics-view.js";
 import { transaction } from "./database.js";
 import { isoToMicros, rowToSpan, type SpanRow } from "./span-rows.js";
 import { WriteLock } from "./write-lock.js";
@@ -11,18 +12,12 @@ export interface IngestResult {
   readonly duplicates: number;
 }
 
-interface TraceDelta {
+interface TraceDelta extends SpanTotals {
   rootSpanId: string | null;
   name: string | null;
   kind: string | null;
   startUs: number;
   endUs: number;
-  spans: number;
-  errors: number;
-  promptTokens: number;
-  completionTokens: number;
-  totalTokens: number;
-  costUsd: number;
   sessionId: string | null;
   version: string | null;
   tags: Set<string>;

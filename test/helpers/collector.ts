@@ -36,6 +36,7 @@ export class Collector {
   private readonly script: ScriptedAnswer[] = [];
   private server: Server | undefined;
   private port = 0;
+  private down = false;
 
   get url(): string {
     return `http://127.0.0.1:${this.port}`;
@@ -47,6 +48,8 @@ export class Collector {
   }
 
   async start(): Promise<this> {
+    this.down = false;
+    if (this.server !== undefined) return this;
     const server = createServer((request, response) => {
       const chunks: Buffer[] = [];
       request.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -76,6 +79,11 @@ export class Collector {
         response.end(answer.body ?? "{}");
       });
     });
+    // Down, it cuts every connection but keeps its port: a test server elsewhere in the run
+    // cannot take the port and answer in its place.
+    server.on("connection", (socket) => {
+      if (this.down) socket.destroy();
+    });
     server.listen(this.port, "127.0.0.1");
     await once(server, "listening");
     this.port = (server.address() as AddressInfo).port;
@@ -104,6 +112,12 @@ export class Collector {
       "access-control-max-age": "600",
     });
     response.end();
+  }
+
+  /** Goes down for a while: every connection is cut until {@link start} is called again. */
+  goDown(): void {
+    this.down = true;
+    this.server?.closeAllConnections();
   }
 
   async stop(): Promise<void> {

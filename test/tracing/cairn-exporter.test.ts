@@ -87,7 +87,7 @@ describe("the Cairn exporter", () => {
 
   it("keeps spans while the collector is down and delivers them when it is back", async () => {
     const url = collector.url;
-    await collector.stop();
+    collector.goDown();
     configure({ endpoint: url, batch: fastRetries });
     for (let index = 0; index < 20; index++) observe(() => index, { spanName: `call-${index}` })();
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -104,7 +104,7 @@ describe("the Cairn exporter", () => {
 
   it("bounds the queue and counts what it drops", async () => {
     const url = collector.url;
-    await collector.stop();
+    collector.goDown();
     configure({ endpoint: url, batch: { ...fastRetries, maxQueueSize: 10, maxBatchSize: 5 } });
     for (let index = 0; index < 25; index++) observe(() => index)();
     expect(statsSince(before).dropped).toBeGreaterThanOrEqual(15);

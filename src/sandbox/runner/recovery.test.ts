@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,7 +17,7 @@ afterAll(async () => {
 });
 
 describe("a starting runner", () => {
-  it("removes the empty cgroups of runners that are gone, and leaves those of live ones", async (context) => {
+  it("kills what runners that are gone left running, removes their cgroups, and leaves live ones", async (context) => {
     if (process.geteuid?.() !== 0) return context.skip("making cgroups needs root");
     const names = {
       gone: `cairn-gone${process.pid}`,
@@ -34,8 +35,15 @@ describe("a starting runner", () => {
       const problem = gone?.ok === false ? gone.problem : "none found";
       return context.skip(`no usable cgroups here: ${problem}`);
     }
-    // Each has made a sandbox's cgroup, and died (or not) without removing it.
-    await (await gone.driver.create("sbx_leftover")).processes();
+    // Each has made a sandbox's cgroup, and died (or not) without removing it; the gone one's
+    // sandbox still runs, as a sandbox does after its runner is killed with -9.
+    const leftover = await gone.driver.create("sbx_leftover");
+    const orphan = spawn("sleep", ["1000"], { detached: true, stdio: "ignore" });
+    orphan.unref();
+    const orphanPid = orphan.pid as number;
+    made.push(async () => void process.kill(orphanPid, "SIGKILL"));
+    for (const file of leftover.procsFiles) writeFileSync(file, String(orphanPid));
+    expect(await leftover.processes()).toEqual([orphanPid]);
     await alive.driver.create("sbx_running");
     made.push(
       () => alive.driver.removeStale(),
@@ -51,6 +59,12 @@ describe("a starting runner", () => {
     }
     await recoverRunner({ runtimeDir: join(parent, names.own), cgroups: own.driver });
     expect(existsSync(gone.driver.root)).toBe(false);
+    const exited = await new Promise<boolean>((resolve) => {
+      if (orphan.exitCode !== null || orphan.signalCode !== null) resolve(true);
+      orphan.once("exit", () => resolve(true));
+      setTimeout(() => resolve(false), 5_000);
+    });
+    expect(exited).toBe(true);
     expect(existsSync(alive.driver.root)).toBe(true);
     expect(existsSync(join(parent, names.gone))).toBe(false);
     expect(existsSync(join(parent, names.alive))).toBe(true);

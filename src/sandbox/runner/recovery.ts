@@ -3,6 +3,8 @@ import { readdir, readFile, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { SandboxError } from "../../core/errors/index.js";
+import { log } from "../../core/logger.js";
+import { listProcesses } from "./cgroups/kill-processes.js";
 import type { CgroupDriver } from "./cgroups/types.js";
 
 const run = promisify(execFile);
@@ -27,17 +29,20 @@ export async function recoverRunner(options: {
   await options.cgroups?.removeStale().catch((error: unknown) => {
     problems.push(`the cgroups under ${options.cgroups?.root}: ${(error as Error).message}`);
   });
-  // Runners killed with -9 whose data directories never start again: their empty cgroups. A
-  // runner is gone when its runtime folder says a pid that is gone, or when it has no runtime
-  // folder and its cgroup has not changed for an hour (a cgroup made by other means, a test's
-  // say, is left alone while it is in use).
+  // Runners killed with -9 whose data directories never start again: their sandboxes outlive
+  // them, holding workspaces and loop devices. Killed and removed before their runtime folders,
+  // which they keep busy.
   const parent = dirname(options.runtimeDir);
   await options.cgroups
-    ?.removeEmptyRunners((name, tree) => runnerGone(join(parent, name), tree))
+    ?.removeAbandonedRunners((name, tree) => runnerGone(join(parent, name), tree))
     .catch(() => undefined);
   for (const folder of await leftFolders(options.runtimeDir)) {
     const problem = await removeRuntimeFolder(folder);
-    if (problem !== undefined) problems.push(problem);
+    if (problem === undefined) continue;
+    // Another runner's debris is this host's problem, not a reason to refuse this runner's
+    // sandboxes: it is said, and tried again at the next start.
+    if (folder === options.runtimeDir) problems.push(problem);
+    else log.warn(`could not remove what a stopped sandbox runner left: ${problem}`);
   }
   if (problems.length > 0) {
     throw new SandboxError(
@@ -114,11 +119,28 @@ async function runnerGone(folder: string, cgroup: string): Promise<boolean> {
     const pid = Number(said.trim());
     return !(Number.isInteger(pid) && pid > 0 && isAlive(pid));
   }
+  // No runtime folder here (an earlier recovery removed it, or the runner keeps it under another
+  // TMPDIR): gone only when its cgroup has not changed for an hour and none of its processes has
+  // a live parent outside it, as a runner's sandboxes do (an orphan's parent is init).
   const changed = await stat(cgroup).then(
     (found) => found.mtimeMs,
     () => Date.now(),
   );
-  return Date.now() - changed > 60 * 60 * 1000;
+  if (Date.now() - changed < 60 * 60 * 1000) return false;
+  const pids = new Set(await listProcesses([cgroup]));
+  for (const pid of pids) {
+    const parent = await parentOf(pid);
+    if (parent !== undefined && parent !== 1 && !pids.has(parent)) return false;
+  }
+  return true;
+}
+
+/** The parent pid, from /proc/<pid>/stat (the field after the command's closing paren). */
+async function parentOf(pid: number): Promise<number | undefined> {
+  const text = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => undefined);
+  const fields = text?.slice(text.lastIndexOf(")") + 2).split(" ");
+  const parent = Number(fields?.[1]);
+  return Number.isInteger(parent) ? parent : undefined;
 }
 
 function isAlive(pid: number): boolean {

@@ -62,24 +62,22 @@ export async function waitFor(
 }
 
 /**
- * Removes each runner cgroup under `parents` (one folder per controller hierarchy) other than
- * `own` that `abandoned` says is gone and that holds no process anywhere in its tree. Errors
- * (a cgroup in use meanwhile) leave it.
+ * The runner cgroups under `parents` (one folder per controller hierarchy), other than `own`,
+ * that `abandoned` says are gone.
  */
-export async function removeEmptySiblings(
+export async function abandonedSiblings(
   parents: readonly string[],
   own: string,
   abandoned: (name: string, tree: string) => Promise<boolean>,
-  remove: (tree: string) => Promise<void>,
-): Promise<void> {
+): Promise<string[]> {
+  const found = new Set<string>();
   for (const parent of parents) {
     for (const name of await listChildren(parent)) {
-      const tree = join(parent, name);
-      if (name === own || !(await abandoned(name, tree))) continue;
-      if ((await listProcesses([tree])).length > 0) continue;
-      await remove(tree).catch(() => undefined);
+      if (name === own || found.has(name)) continue;
+      if (await abandoned(name, join(parent, name))) found.add(name);
     }
   }
+  return [...found];
 }
 
 /**

@@ -56,11 +56,11 @@ export interface CgroupDriver {
   /** Kills and removes what a previous run of the runner left (after a crash or kill -9). */
   removeStale(): Promise<void>;
   /**
-   * Removes the cgroups of other runners (beside this one's) that `abandoned` says are gone
-   * and that hold no process: what runners killed with -9 left, whose data directories never
-   * start again.
+   * Kills the processes in, and removes, the cgroups of other runners (beside this one's) that
+   * `abandoned` says are gone: what runners killed with -9 left, whose data directories never
+   * start again (their sandboxes outlive them, holding workspaces and loop devices).
    */
-  removeEmptyRunners(
+  removeAbandonedRunners(
     abandoned: (runnerName: string, tree: string) => Promise<boolean>,
   ): Promise<void>;
 }

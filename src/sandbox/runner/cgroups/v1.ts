@@ -16,10 +16,10 @@ import {
   writeText,
 } from "./cgroup-files.js";
 import {
+  abandonedSiblings,
   killUntilEmpty,
   killWithoutFreezing,
   listProcesses,
-  removeEmptySiblings,
   thawTree,
 } from "./kill-processes.js";
 import type { CgroupDriver, CgroupUsage, ResourceLimits, SandboxCgroup } from "./types.js";
@@ -215,16 +215,15 @@ export class CgroupV1Driver implements CgroupDriver {
     return new CgroupV1(directories);
   }
 
-  removeEmptyRunners(
+  async removeAbandonedRunners(
     abandoned: (runnerName: string, tree: string) => Promise<boolean>,
   ): Promise<void> {
-    const roots = distinct(this.#roots);
-    return removeEmptySiblings(
-      roots.map((root) => dirname(root)),
-      basename(this.root),
-      abandoned,
-      removeCgroupTree,
-    );
+    const parents = distinct(this.#roots).map((root) => dirname(root));
+    for (const name of await abandonedSiblings(parents, basename(this.root), abandoned)) {
+      // Their sandboxes outlived them: nothing else will ever stop these processes.
+      const directories = mapDirectories(this.#roots, (root) => join(dirname(root), name));
+      await new CgroupV1(directories).destroy();
+    }
   }
 
   async removeStale(): Promise<void> {

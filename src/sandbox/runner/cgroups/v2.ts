@@ -18,10 +18,10 @@ import {
   writeText,
 } from "./cgroup-files.js";
 import {
+  abandonedSiblings,
   killUntilEmpty,
   killWithoutFreezing,
   listProcesses,
-  removeEmptySiblings,
   thawTree,
 } from "./kill-processes.js";
 import type { CgroupDriver, CgroupUsage, ResourceLimits, SandboxCgroup } from "./types.js";
@@ -214,15 +214,14 @@ export class CgroupV2Driver implements CgroupDriver {
     return new CgroupV2(directory, this.#options);
   }
 
-  removeEmptyRunners(
+  async removeAbandonedRunners(
     abandoned: (runnerName: string, tree: string) => Promise<boolean>,
   ): Promise<void> {
-    return removeEmptySiblings(
-      [dirname(this.root)],
-      basename(this.root),
-      abandoned,
-      removeCgroupTree,
-    );
+    const parent = dirname(this.root);
+    for (const name of await abandonedSiblings([parent], basename(this.root), abandoned)) {
+      // Their sandboxes outlived them: nothing else will ever stop these processes.
+      await new CgroupV2(join(parent, name), this.#options).destroy();
+    }
   }
 
   async removeStale(): Promise<void> {

@@ -47,7 +47,9 @@ The file (.ts, .mts, .js or .mjs) exports:
   dataset   a dataset name stored on the service, or an array of cases
             ({ query | input, expected_answer | expected_output })
   task      (query, testCase) => output, sync or async: your app
-  scorers   optional: slugs or { name, scorer }, default ["correctness"]
+  scorers   optional: slugs or { name, scorer }, default ["correctness"];
+            a slug grades by rules, and by the LLM judge with ":judge"
+            ("correctness:judge"; the judge from CAIRN_JUDGE_*)
 
 Exit code 1 when a threshold is missed or the run could not be recorded, 2 when
 the file or the options are wrong.`,

@@ -27,7 +27,7 @@ export const defaultBatchOptions: BatchOptions = {
 
 /** Counters of what happened to finished spans; see `exportStats()`. */
 export interface ExportStats {
-  /** Finished spans waiting to be sent (including ones waiting for a retry). */
+  /** Finished spans not yet exported or dropped: waiting, being sent, or waiting for a retry. */
   queued: number;
   /** Spans the collector acknowledged. */
   exported: number;
@@ -54,6 +54,8 @@ export class BatchProcessor implements SpanProcessor {
     lastError: undefined,
   };
   private readonly inFlight = new Set<Promise<void>>();
+  /** Spans of the sends in flight: still queued for the counters until the answer comes. */
+  private sending = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private timerDueAt = 0;
   private failures = 0;
@@ -68,7 +70,7 @@ export class BatchProcessor implements SpanProcessor {
   ) {}
 
   snapshot(): ExportStats {
-    return { ...this.stats, queued: this.queue.length };
+    return { ...this.stats, queued: this.queue.length + this.sending };
   }
 
   /** Finished spans seen so far, sent or not: tells whether anything happened since a moment. */
@@ -165,7 +167,10 @@ export class BatchProcessor implements SpanProcessor {
   }
 
   private async export(batch: ReadableSpan[]): Promise<void> {
+    this.sending += batch.length;
     const error = await this.callExporter(batch);
+    // In the same step as the batch is counted exported, dropped or queued again.
+    this.sending -= batch.length;
     if (error === undefined) {
       this.stats.exported += batch.length;
       this.failures = 0;

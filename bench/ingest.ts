@@ -47,8 +47,12 @@ const apiKey = "bench-ingest-0123456789abcdef";
 const benchProjectId = "prj_bench";
 
 /** The values SpanStore binds for a span, computed before timing. */
-function toRow(span: ExportedSpan, serviceName: string, receivedAt: string): SQLInputValue[] {
-  return spanRowValues(benchProjectId, span, serviceName, receivedAt);
+function toRow(
+  span: ExportedSpan,
+  resource: ExportBatch["resource"],
+  receivedAt: string,
+): SQLInputValue[] {
+  return spanRowValues(benchProjectId, span, resource, receivedAt);
 }
 
 interface Workload {
@@ -77,9 +81,7 @@ function makeWorkload(): Workload {
   const encoder = new TextEncoder();
   const receivedAt = new Date(now).toISOString();
   const rows = (list: ExportBatch[]) =>
-    list.map((batch) =>
-      batch.spans.map((span) => toRow(span, batch.resource.service_name, receivedAt)),
-    );
+    list.map((batch) => batch.spans.map((span) => toRow(span, batch.resource, receivedAt)));
   return {
     warmup,
     timed,

@@ -367,7 +367,7 @@ describe("GET /analytics/metrics, /costs and /performance", () => {
   it("counts spans stored after an earlier call", async () => {
     const december = "period_start=2026-12-05&period_end=2026-12-05";
     expect((await json(`/analytics/metrics?${december}`)).totals.span_count).toBe(0);
-    server.ingest("a", [spanAt("2026-12-05T08:00:00Z", 30, { cost_usd: 0.25 })]);
+    server.ingest("a", [spanAt("2026-12-05T08:00:00Z", 30, { kind: "llm", cost_usd: 0.25 })]);
     expect((await json(`/analytics/metrics?${december}`)).totals.span_count).toBe(1);
     expect((await json(`/analytics/costs?${december}`)).total_cost_usd).toBe(0.25);
     expect((await json(`/analytics/performance?${december}`)).totals.p50_ms).toBe(30);

@@ -98,6 +98,7 @@ describe("POST /traces and reading traces back", () => {
         span_id: `30000000000000${index.toString(16).padStart(2, "0")}`,
         start_time: "2026-11-19T08:00:00.000Z",
         end_time: "2026-11-19T08:00:01.000Z",
+        kind: "llm",
         cost_usd: cost,
         tags: ["billing"],
       }),

@@ -1,14 +1,21 @@
 import { z } from "zod";
 import { spanKinds } from "./span-kind.js";
 
+/** OpenTelemetry's span kinds, lower-cased. */
+export const otelSpanKinds = ["internal", "server", "client", "producer", "consumer"] as const;
+export type OtelSpanKind = (typeof otelSpanKinds)[number];
+
+// Arrays keep their positions: OpenTelemetry allows null items in a homogeneous array.
 const attributeValue = z.union([
   z.string(),
   z.number(),
   z.boolean(),
-  z.array(z.string()),
-  z.array(z.number()),
-  z.array(z.boolean()),
+  z.array(z.string().nullable()),
+  z.array(z.number().nullable()),
+  z.array(z.boolean().nullable()),
 ]);
+
+const attributeMap = z.record(z.string(), attributeValue);
 
 const spanId = z
   .string()
@@ -45,18 +52,39 @@ export const exportedSpanSchema = z.strictObject({
       prompt_tokens: z.number().int().nonnegative(),
       completion_tokens: z.number().int().nonnegative(),
       total_tokens: z.number().int().nonnegative(),
+      /** Prompt tokens read from the provider's cache: part of `prompt_tokens`. */
+      cached_tokens: z.number().int().nonnegative().optional(),
+      /** Reasoning tokens: part of `completion_tokens`. */
+      reasoning_tokens: z.number().int().nonnegative().optional(),
     })
     .nullable(),
   cost_usd: z.number().nonnegative().nullable(),
-  attributes: z.record(z.string(), attributeValue),
+  attributes: attributeMap,
   events: z.array(
     z.strictObject({
       name: z.string().min(1),
       time: z.iso.datetime(),
-      attributes: z.record(z.string(), attributeValue),
+      attributes: attributeMap,
     }),
   ),
+  /** OpenTelemetry's span kind; absent for spans that did not say (Cairn's SDK: internal). */
+  span_kind: z.enum(otelSpanKinds).optional(),
+  /** The instrumentation scope (library) that made the span. */
+  scope: z.strictObject({ name: z.string(), version: z.string().nullable() }).nullable().optional(),
+  /** Links to other spans, as OpenTelemetry records them. */
+  links: z
+    .array(
+      z.strictObject({
+        trace_id: z.string().regex(/^tr_[0-9a-f]{32}$/),
+        span_id: z.string().regex(/^[0-9a-f]{16}$/),
+        attributes: attributeMap,
+      }),
+    )
+    .optional(),
 });
+
+/** The batch's resource attributes beyond the three named fields (OTLP keeps them all). */
+const resourceAttributes = attributeMap.optional();
 
 /** The body of `POST {endpoint}/traces`. Documented in docs/export-format.md. */
 export const exportBatchSchema = z.strictObject({
@@ -64,6 +92,7 @@ export const exportBatchSchema = z.strictObject({
     service_name: z.string().min(1),
     sdk_name: z.string().min(1),
     sdk_version: z.string().min(1),
+    attributes: resourceAttributes,
   }),
   spans: z.array(exportedSpanSchema).min(1).max(10_000),
 });

@@ -4,6 +4,8 @@ export {
   type ExportedSpanEvent,
   exportBatchSchema,
   exportedSpanSchema,
+  type OtelSpanKind,
+  otelSpanKinds,
 } from "./export-batch.js";
 export { parseSpanKind, type SpanKind, spanKindSchema, spanKinds } from "./span-kind.js";
 export { type TokenUsage, tokenUsageSchema } from "./token-usage.js";

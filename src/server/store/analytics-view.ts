@@ -151,12 +151,19 @@ function addTo(
 
 // One JSON document per chunk: far cheaper to hand to JavaScript than a row object per span.
 // `|| ''` makes the kind/name/model/version array a string, the key of its cell.
+// Tokens and cost count for model calls only (see countsUsage in span-store.ts): a parent that
+// repeats its children's usage must not double the totals.
 const chunkSql = `
   SELECT json_group_array(json_array(start_us, json_array(kind, name, model, version) || '',
-    status = 'error', prompt_tokens, completion_tokens, total_tokens, cost_usd, duration_us,
+    status = 'error', ${modelCallOnly("prompt_tokens")}, ${modelCallOnly("completion_tokens")},
+    ${modelCallOnly("total_tokens")}, ${modelCallOnly("cost_usd")}, duration_us,
     json(tags))) AS rows
   FROM spans NOT INDEXED
   WHERE rowid > ? AND rowid <= ? AND project_id = ?`;
+
+function modelCallOnly(column: string): string {
+  return `CASE WHEN kind IN ('llm', 'embedding') THEN ${column} END`;
+}
 
 /** Span rows read per step; a step takes a few tens of milliseconds. */
 const chunkRows = 20_000;

@@ -201,6 +201,26 @@ const steps: readonly string[] = [
   CREATE INDEX sandbox_usage_by_time ON sandbox_usage (project_id, start_ms);
   CREATE INDEX sandbox_usage_by_sandbox ON sandbox_usage (sandbox_id, end_ms);
   `,
+  // 7: what OTLP says beyond Cairn's fields: cached and reasoning tokens, the OpenTelemetry
+  // span kind, instrumentation scope, links and resource attributes (JSON), and the services
+  // of each trace, so a trace list can be filtered by service as it is by tag.
+  `
+  ALTER TABLE spans ADD COLUMN cached_tokens INTEGER;
+  ALTER TABLE spans ADD COLUMN reasoning_tokens INTEGER;
+  ALTER TABLE spans ADD COLUMN span_kind TEXT;
+  ALTER TABLE spans ADD COLUMN scope TEXT;
+  ALTER TABLE spans ADD COLUMN links TEXT;
+  ALTER TABLE spans ADD COLUMN resource TEXT;
+
+  CREATE TABLE trace_services (
+    project_id TEXT NOT NULL,
+    trace_id TEXT NOT NULL,
+    service_name TEXT NOT NULL,
+    PRIMARY KEY (project_id, service_name, trace_id)
+  ) STRICT, WITHOUT ROWID;
+  INSERT OR IGNORE INTO trace_services (project_id, trace_id, service_name)
+    SELECT project_id, trace_id, service_name FROM spans;
+  `,
 ];
 
 /** Applies the steps the database has not seen yet, each in its own transaction. */

@@ -1,4 +1,4 @@
-import type { ExportedSpan } from "../../core/wire/index.js";
+import type { ExportedSpan, OtelSpanKind } from "../../core/wire/index.js";
 
 /** A row of the spans table. */
 export interface SpanRow {
@@ -26,6 +26,11 @@ export interface SpanRow {
   completion_tokens: number | null;
   total_tokens: number | null;
   cost_usd: number | null;
+  cached_tokens: number | null;
+  reasoning_tokens: number | null;
+  span_kind: string | null;
+  scope: string | null;
+  links: string | null;
 }
 
 /** Microseconds since the epoch of an ISO time (the wire carries milliseconds). */
@@ -65,9 +70,14 @@ export function rowToSpan(row: SpanRow): ExportedSpan {
             prompt_tokens: row.prompt_tokens,
             completion_tokens: row.completion_tokens,
             total_tokens: row.total_tokens ?? row.prompt_tokens + row.completion_tokens,
+            ...(row.cached_tokens === null ? {} : { cached_tokens: row.cached_tokens }),
+            ...(row.reasoning_tokens === null ? {} : { reasoning_tokens: row.reasoning_tokens }),
           },
     cost_usd: row.cost_usd,
     attributes: JSON.parse(row.attributes) as ExportedSpan["attributes"],
     events: JSON.parse(row.events) as ExportedSpan["events"],
+    ...(row.span_kind === null ? {} : { span_kind: row.span_kind as OtelSpanKind }),
+    ...(row.scope === null ? {} : { scope: JSON.parse(row.scope) as ExportedSpan["scope"] }),
+    ...(row.links === null ? {} : { links: JSON.parse(row.links) as ExportedSpan["links"] }),
   };
 }

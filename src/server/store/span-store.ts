@@ -22,6 +22,7 @@ interface TraceDelta extends SpanTotals {
   version: string | null;
   tags: Set<string>;
   models: Set<string>;
+  services: Set<string>;
 }
 
 /** The INSERT of one span; a span already stored is skipped (idempotent ingest). */
@@ -29,15 +30,17 @@ export const insertSpanSql = `
   INSERT INTO spans (project_id, trace_id, span_id, parent_span_id, name, kind, start_us,
     end_us, duration_us, status, status_message, input, output, expected_output, model,
     session_id, version, tags, metadata, attributes, events, prompt_tokens,
-    completion_tokens, total_tokens, cost_usd, service_name, received_at)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    completion_tokens, total_tokens, cost_usd, service_name, received_at, cached_tokens,
+    reasoning_tokens, span_kind, scope, links, resource)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+    ?, ?, ?, ?, ?, ?)
   ON CONFLICT (project_id, trace_id, span_id) DO NOTHING`;
 
 /** The values {@link insertSpanSql} binds for a span. */
 export function spanRowValues(
   projectId: string,
   span: ExportedSpan,
-  serviceName: string,
+  resource: ExportBatch["resource"],
   receivedAt: string,
 ): SQLInputValue[] {
   const startUs = isoToMicros(span.start_time);
@@ -68,8 +71,14 @@ export function spanRowValues(
     span.usage?.completion_tokens ?? null,
     span.usage?.total_tokens ?? null,
     span.cost_usd,
-    serviceName,
+    resource.service_name,
     receivedAt,
+    span.usage?.cached_tokens ?? null,
+    span.usage?.reasoning_tokens ?? null,
+    span.span_kind ?? null,
+    span.scope === undefined || span.scope === null ? null : JSON.stringify(span.scope),
+    span.links === undefined || span.links.length === 0 ? null : JSON.stringify(span.links),
+    resource.attributes === undefined ? null : JSON.stringify(resource.attributes),
   ];
 }
 
@@ -79,6 +88,7 @@ export class SpanStore {
   private readonly upsertTrace: StatementSync;
   private readonly insertTags: StatementSync;
   private readonly insertModels: StatementSync;
+  private readonly insertServices: StatementSync;
   private readonly selectTraceSpans: StatementSync;
 
   /**
@@ -116,6 +126,9 @@ export class SpanStore {
     this.insertModels = db.prepare(
       "INSERT OR IGNORE INTO trace_models (project_id, trace_id, model) SELECT ?, ?, value FROM json_each(?)",
     );
+    this.insertServices = db.prepare(
+      "INSERT OR IGNORE INTO trace_services (project_id, trace_id, service_name) SELECT ?, ?, value FROM json_each(?)",
+    );
     this.selectTraceSpans = db.prepare(
       "SELECT * FROM spans WHERE project_id = ? AND trace_id = ? ORDER BY start_us, span_id",
     );
@@ -136,10 +149,9 @@ export class SpanStore {
     const spans: ExportedSpan[] = [];
     const rows: SQLInputValue[][] = [];
     for (const batch of batches) {
-      const serviceName = batch.resource.service_name;
       for (const span of batch.spans) {
         spans.push(span);
-        rows.push(spanRowValues(projectId, span, serviceName, receivedAt));
+        rows.push(spanRowValues(projectId, span, batch.resource, receivedAt));
       }
     }
     const stored = () => {
@@ -150,7 +162,8 @@ export class SpanStore {
         if (this.insertSpan.run(...values).changes === 0) continue;
         accepted++;
         // start_us and end_us, as bound: the times are parsed once per span.
-        addToTrace(traces, spans[index] as ExportedSpan, values[6] as number, values[7] as number);
+        const span = spans[index] as ExportedSpan;
+        addToTrace(traces, span, values[6] as number, values[7] as number, values[25] as string);
       }
       for (const [traceId, delta] of traces) this.saveTrace(projectId, traceId, delta);
       return { accepted, duplicates: rows.length - accepted };
@@ -188,6 +201,7 @@ export class SpanStore {
     if (delta.models.size > 0) {
       this.insertModels.run(projectId, traceId, JSON.stringify([...delta.models]));
     }
+    this.insertServices.run(projectId, traceId, JSON.stringify([...delta.services]));
   }
 }
 
@@ -196,6 +210,7 @@ function addToTrace(
   span: ExportedSpan,
   startUs: number,
   endUs: number,
+  serviceName: string,
 ): void {
   const traceId = span.trace_id.slice(3);
   let delta = traces.get(traceId);
@@ -216,6 +231,7 @@ function addToTrace(
       version: null,
       tags: new Set(),
       models: new Set(),
+      services: new Set(),
     };
     traces.set(traceId, delta);
   }
@@ -230,12 +246,22 @@ function addToTrace(
   delta.endUs = Math.max(delta.endUs, endUs);
   delta.spans++;
   if (span.status === "error") delta.errors++;
-  delta.promptTokens += span.usage?.prompt_tokens ?? 0;
-  delta.completionTokens += span.usage?.completion_tokens ?? 0;
-  delta.totalTokens += span.usage?.total_tokens ?? 0;
-  delta.costUsd += span.cost_usd ?? 0;
+  // Only model calls count: an agent or chain that repeats its children's usage (the AI SDK's
+  // invoke_agent and ai.generateText do) would count every token twice.
+  if (countsUsage(span.kind)) {
+    delta.promptTokens += span.usage?.prompt_tokens ?? 0;
+    delta.completionTokens += span.usage?.completion_tokens ?? 0;
+    delta.totalTokens += span.usage?.total_tokens ?? 0;
+    delta.costUsd += span.cost_usd ?? 0;
+  }
   delta.sessionId ??= span.session_id;
   delta.version ??= span.version;
   for (const tag of span.tags) delta.tags.add(tag);
   if (span.model !== null) delta.models.add(span.model);
+  delta.services.add(serviceName);
+}
+
+/** Whether a span of this kind adds its usage and cost to trace, session and analytics totals. */
+export function countsUsage(kind: string): boolean {
+  return kind === "llm" || kind === "embedding";
 }

@@ -107,11 +107,12 @@ function wireAttributes(values: Attributes): ExportedSpan["attributes"] {
   return converted;
 }
 
-// OpenTelemetry arrays may hold nulls; the wire format does not.
+// OpenTelemetry arrays may hold nulls; they keep their positions (undefined becomes null).
 function toWireValue(value: AttributeValue): ExportedSpan["attributes"][string] {
   if (!Array.isArray(value)) return value as string | number | boolean;
-  const items = value.filter((item) => item !== null && item !== undefined);
-  if (items.every((item) => typeof item === "number")) return items as number[];
-  if (items.every((item) => typeof item === "boolean")) return items as boolean[];
-  return items.map(String);
+  const items = value.map((item) => item ?? null);
+  const present = items.filter((item) => item !== null);
+  if (present.every((item) => typeof item === "number")) return items as Array<number | null>;
+  if (present.every((item) => typeof item === "boolean")) return items as Array<boolean | null>;
+  return items.map((item) => (item === null ? null : String(item)));
 }

@@ -4,46 +4,49 @@ import type { TokenUsage } from "../core/wire/index.js";
 export interface ModelPrice {
   readonly input: number;
   readonly output: number;
+  /** Prompt tokens read from the provider's cache; without it they cost `input`. */
+  readonly cachedInput?: number;
 }
 
 /**
  * List prices of widely used models, USD per million tokens, as published by their providers
- * (checked 2026-11). Override or extend with `configure({ prices })`; a dated model id
+ * (checked 2026-11), with the price of cached prompt tokens (cache reads) where the provider
+ * discounts them. Override or extend with `configure({ prices })`; a dated model id
  * (`gpt-4o-2024-08-06`) or a provider prefix (`openai/gpt-4o`) finds its base entry.
  */
 export const defaultPrices: Readonly<Record<string, ModelPrice>> = {
-  "gpt-5": { input: 1.25, output: 10 },
-  "gpt-5-mini": { input: 0.25, output: 2 },
-  "gpt-5-nano": { input: 0.05, output: 0.4 },
-  "gpt-4.1": { input: 2, output: 8 },
-  "gpt-4.1-mini": { input: 0.4, output: 1.6 },
-  "gpt-4.1-nano": { input: 0.1, output: 0.4 },
-  "gpt-4o": { input: 2.5, output: 10 },
-  "gpt-4o-mini": { input: 0.15, output: 0.6 },
+  "gpt-5": { input: 1.25, output: 10, cachedInput: 0.125 },
+  "gpt-5-mini": { input: 0.25, output: 2, cachedInput: 0.025 },
+  "gpt-5-nano": { input: 0.05, output: 0.4, cachedInput: 0.005 },
+  "gpt-4.1": { input: 2, output: 8, cachedInput: 0.5 },
+  "gpt-4.1-mini": { input: 0.4, output: 1.6, cachedInput: 0.1 },
+  "gpt-4.1-nano": { input: 0.1, output: 0.4, cachedInput: 0.025 },
+  "gpt-4o": { input: 2.5, output: 10, cachedInput: 1.25 },
+  "gpt-4o-mini": { input: 0.15, output: 0.6, cachedInput: 0.075 },
   "gpt-4-turbo": { input: 10, output: 30 },
   "gpt-3.5-turbo": { input: 0.5, output: 1.5 },
-  o1: { input: 15, output: 60 },
-  "o1-mini": { input: 1.1, output: 4.4 },
-  o3: { input: 2, output: 8 },
-  "o3-mini": { input: 1.1, output: 4.4 },
-  "o4-mini": { input: 1.1, output: 4.4 },
+  o1: { input: 15, output: 60, cachedInput: 7.5 },
+  "o1-mini": { input: 1.1, output: 4.4, cachedInput: 0.55 },
+  o3: { input: 2, output: 8, cachedInput: 0.5 },
+  "o3-mini": { input: 1.1, output: 4.4, cachedInput: 0.55 },
+  "o4-mini": { input: 1.1, output: 4.4, cachedInput: 0.275 },
   "text-embedding-3-small": { input: 0.02, output: 0 },
   "text-embedding-3-large": { input: 0.13, output: 0 },
   "text-embedding-ada-002": { input: 0.1, output: 0 },
-  "claude-opus-4": { input: 15, output: 75 },
-  "claude-opus-4-1": { input: 15, output: 75 },
-  "claude-opus-4-5": { input: 5, output: 25 },
-  "claude-sonnet-4": { input: 3, output: 15 },
-  "claude-sonnet-4-5": { input: 3, output: 15 },
-  "claude-haiku-4-5": { input: 1, output: 5 },
-  "claude-3-7-sonnet": { input: 3, output: 15 },
-  "claude-3-5-sonnet": { input: 3, output: 15 },
-  "claude-3-5-haiku": { input: 0.8, output: 4 },
-  "claude-3-haiku": { input: 0.25, output: 1.25 },
-  "gemini-2.5-pro": { input: 1.25, output: 10 },
-  "gemini-2.5-flash": { input: 0.3, output: 2.5 },
-  "gemini-2.5-flash-lite": { input: 0.1, output: 0.4 },
-  "gemini-2.0-flash": { input: 0.1, output: 0.4 },
+  "claude-opus-4": { input: 15, output: 75, cachedInput: 1.5 },
+  "claude-opus-4-1": { input: 15, output: 75, cachedInput: 1.5 },
+  "claude-opus-4-5": { input: 5, output: 25, cachedInput: 0.5 },
+  "claude-sonnet-4": { input: 3, output: 15, cachedInput: 0.3 },
+  "claude-sonnet-4-5": { input: 3, output: 15, cachedInput: 0.3 },
+  "claude-haiku-4-5": { input: 1, output: 5, cachedInput: 0.1 },
+  "claude-3-7-sonnet": { input: 3, output: 15, cachedInput: 0.3 },
+  "claude-3-5-sonnet": { input: 3, output: 15, cachedInput: 0.3 },
+  "claude-3-5-haiku": { input: 0.8, output: 4, cachedInput: 0.08 },
+  "claude-3-haiku": { input: 0.25, output: 1.25, cachedInput: 0.03 },
+  "gemini-2.5-pro": { input: 1.25, output: 10, cachedInput: 0.125 },
+  "gemini-2.5-flash": { input: 0.3, output: 2.5, cachedInput: 0.03 },
+  "gemini-2.5-flash-lite": { input: 0.1, output: 0.4, cachedInput: 0.01 },
+  "gemini-2.0-flash": { input: 0.1, output: 0.4, cachedInput: 0.025 },
   "mistral-large": { input: 2, output: 6 },
   "mistral-small": { input: 0.1, output: 0.3 },
   "llama-3.3-70b": { input: 0.59, output: 0.79 },
@@ -83,7 +86,13 @@ export class PriceTable {
     if (model === undefined) return { unavailable: "no_model" };
     const price = this.lookup(model);
     if (price === undefined) return { unavailable: `unknown_model:${model}` };
-    const usd = (usage.prompt_tokens * price.input + usage.completion_tokens * price.output) / 1e6;
+    // Cached prompt tokens are part of prompt_tokens, billed at the cached rate when there is one.
+    const cached = Math.min(usage.cached_tokens ?? 0, usage.prompt_tokens);
+    const usd =
+      ((usage.prompt_tokens - cached) * price.input +
+        cached * (price.cachedInput ?? price.input) +
+        usage.completion_tokens * price.output) /
+      1e6;
     return { usd: Math.round(usd * 1e10) / 1e10 };
   }
 

@@ -5,6 +5,10 @@ export interface TokenUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** Prompt tokens read from the provider's cache: part of `prompt_tokens`. */
+  cached_tokens?: number | undefined;
+  /** Reasoning tokens: part of `completion_tokens`. */
+  reasoning_tokens?: number | undefined;
 }
 
 const count = z.number().int().nonnegative();

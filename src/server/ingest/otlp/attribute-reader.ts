@@ -14,6 +14,16 @@ export class AttributeReader {
 
   constructor(private readonly values: WireAttributes) {}
 
+  /** The value of an attribute, used or not. */
+  get(key: string): WireValue | undefined {
+    return this.has(key) ? this.values[key] : undefined;
+  }
+
+  /** The keys that start with `prefix`, in the order the span has them. */
+  keysUnder(prefix: string): string[] {
+    return Object.keys(this.values).filter((key) => key.startsWith(prefix));
+  }
+
   /** Whether the span has the attribute, used or not. */
   has(key: string): boolean {
     return Object.hasOwn(this.values, key);

@@ -1,29 +1,13 @@
 import { toCairnTraceId } from "../../../core/ids.js";
 import type { ExportedSpan } from "../../../core/wire/index.js";
-import { parseMetadata } from "../../../core/wire/metadata.js";
 import { attributes as names } from "../../../tracing/attributes.js";
 import type { PriceTable } from "../../../tracing/prices.js";
-import { AttributeReader, amount, count, name, strings, text } from "./attribute-reader.js";
+import { AttributeReader, amount, text } from "./attribute-reader.js";
+import { type MappedUsage, mapConventions } from "./conventions/index.js";
 import type { OtlpSpanRecord, WireAttributes } from "./otlp-records.js";
-import { spanKindOf } from "./span-kind-of.js";
 
-// Aliases in order of preference. OpenInference names come first, as the SDK writes them.
-const modelKeys = [
-  names.llmModelName,
-  "embedding.model_name",
-  names.genAiRequestModel,
-  "gen_ai.response.model",
-];
-const sessionKeys = [names.sessionId, names.genAiConversationId];
-const promptKeys = [names.llmPromptTokens, names.genAiInputTokens, "gen_ai.usage.prompt_tokens"];
-const completionKeys = [
-  names.llmCompletionTokens,
-  names.genAiOutputTokens,
-  "gen_ai.usage.completion_tokens",
-];
-const inputKeys = [names.inputValue, "gen_ai.input.messages"];
-const outputKeys = [names.outputValue, "gen_ai.output.messages"];
-const costKeys = [names.costUsd, names.llmCostTotal];
+// Cairn's own cost attribute first, as Cairn's SDK writes it; then the conventions' cost.
+const costKeys = [names.costUsd];
 const maxNameLength = 1024;
 
 /** What the mapping needs besides the span. */
@@ -39,15 +23,17 @@ export interface MapSpanContext {
  */
 export function mapOtlpSpan(span: OtlpSpanRecord, context: MapSpanContext): ExportedSpan {
   const reader = new AttributeReader(span.attributes);
-  const kind = spanKindOf(reader);
-  const model = reader.take(modelKeys, name) ?? null;
-  const usage = usageOf(reader);
+  const mapped = mapConventions(reader, span);
+  const { kind, usage } = mapped;
+  const model = mapped.model ?? null;
   const extra: WireAttributes = {};
   if (context.serviceName !== undefined) extra["service.name"] = context.serviceName;
-  let cost = reader.take(costKeys, amount) ?? null;
+  if (mapped.user !== undefined) extra["user.id"] = mapped.user;
+  const wireUsage = usage === undefined ? null : toWireUsage(usage);
+  let cost = reader.take(costKeys, amount) ?? mapped.cost ?? null;
   // Only model calls are priced: a chain that reports its children's tokens would count twice.
-  if (cost === null && usage !== null && (kind === "llm" || kind === "embedding")) {
-    const computed = context.prices.cost(model ?? undefined, usage);
+  if (cost === null && wireUsage !== null && (kind === "llm" || kind === "embedding")) {
+    const computed = context.prices.cost(model ?? undefined, wireUsage);
     if (computed.usd !== undefined) cost = computed.usd;
     else extra[names.costUnavailable] = computed.unavailable;
   }
@@ -59,26 +45,28 @@ export function mapOtlpSpan(span: OtlpSpanRecord, context: MapSpanContext): Expo
   );
   const startMs = toMilliseconds(start);
   const durationMs = toMilliseconds(duration);
+  // A GenAI `error.type` marks a failed call even when the status was left unset.
+  const failed = span.statusCode === 2 || (span.statusCode === 0 && mapped.error !== undefined);
   return {
     trace_id: toCairnTraceId(span.traceId),
     span_id: span.spanId,
     parent_span_id: span.parentSpanId,
-    name: spanName(span.name),
+    name: spanName(mapped.name ?? span.name),
     kind,
     start_time: new Date(startMs).toISOString(),
     end_time: new Date(startMs + durationMs).toISOString(),
     duration_ms: Math.round(durationMs * 1000) / 1000,
-    status: span.statusCode === 2 ? "error" : "ok",
-    status_message: span.statusMessage === "" ? null : span.statusMessage,
-    input: reader.take(inputKeys, text) ?? null,
-    output: reader.take(outputKeys, text) ?? null,
+    status: failed ? "error" : "ok",
+    status_message: failed ? errorMessage(span, mapped.error) : nonEmpty(span.statusMessage),
+    input: mapped.input ?? null,
+    output: mapped.output ?? null,
     expected_output: reader.take([names.expectedOutput], text) ?? null,
     model,
-    session_id: reader.take(sessionKeys, name) ?? null,
-    tags: reader.take([names.tags], strings) ?? [],
+    session_id: mapped.session ?? null,
+    tags: mapped.tags ?? [],
     version: reader.take([names.version], text) ?? null,
-    metadata: parseMetadata(reader.take([names.metadata], text)),
-    usage,
+    metadata: mapped.metadata ?? {},
+    usage: wireUsage,
     cost_usd: cost,
     attributes: reader.rest(extra),
     events: span.events.map((event) => ({
@@ -89,20 +77,30 @@ export function mapOtlpSpan(span: OtlpSpanRecord, context: MapSpanContext): Expo
   };
 }
 
-// Either count may be missing (an embedding reports only its input); the other is then 0.
-function usageOf(reader: AttributeReader): ExportedSpan["usage"] {
-  const prompt = reader.find(promptKeys, count);
-  const completion = reader.find(completionKeys, count);
-  if (prompt === undefined && completion === undefined) return null;
-  reader.lift([...(prompt?.keys ?? []), ...(completion?.keys ?? [])]);
-  const promptTokens = prompt?.value ?? 0;
-  const completionTokens = completion?.value ?? 0;
-  const total = reader.take([names.llmTotalTokens], count) ?? promptTokens + completionTokens;
+function toWireUsage(usage: MappedUsage): NonNullable<ExportedSpan["usage"]> {
   return {
-    prompt_tokens: promptTokens,
-    completion_tokens: completionTokens,
-    total_tokens: total,
+    prompt_tokens: usage.prompt,
+    completion_tokens: usage.completion,
+    total_tokens: usage.total ?? usage.prompt + usage.completion,
+    ...(usage.cached === undefined ? {} : { cached_tokens: usage.cached }),
+    ...(usage.reasoning === undefined ? {} : { reasoning_tokens: usage.reasoning }),
   };
+}
+
+// The status message, else the first recorded exception's, else the GenAI error type.
+function errorMessage(span: OtlpSpanRecord, errorType: string | undefined): string | null {
+  const exception = span.events.find((event) => event.name === "exception")?.attributes;
+  const message = exception?.["exception.message"];
+  return (
+    nonEmpty(span.statusMessage) ??
+    (typeof message === "string" ? nonEmpty(message) : null) ??
+    errorType ??
+    null
+  );
+}
+
+function nonEmpty(value: string): string | null {
+  return value === "" ? null : value;
 }
 
 // OTLP says an empty name is an unknown one; Cairn's format needs 1–1024 characters.

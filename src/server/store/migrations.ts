@@ -202,8 +202,9 @@ const steps: readonly string[] = [
   CREATE INDEX sandbox_usage_by_sandbox ON sandbox_usage (sandbox_id, end_ms);
   `,
   // 7: what OTLP says beyond Cairn's fields: cached and reasoning tokens, the OpenTelemetry
-  // span kind, instrumentation scope, links and resource attributes (JSON), and the services
-  // of each trace, so a trace list can be filtered by service as it is by tag.
+  // span kind, instrumentation scope, links and resource attributes (JSON), the services of
+  // each trace, so a trace list can be filtered by service as it is by tag; and trace totals
+  // counted again from model calls only.
   `
   ALTER TABLE spans ADD COLUMN cached_tokens INTEGER;
   ALTER TABLE spans ADD COLUMN reasoning_tokens INTEGER;
@@ -220,11 +221,23 @@ const steps: readonly string[] = [
   ) STRICT, WITHOUT ROWID;
   INSERT OR IGNORE INTO trace_services (project_id, trace_id, service_name)
     SELECT project_id, trace_id, service_name FROM spans;
+
+  -- Traces stored before counted every span's usage, so an agent repeating its model calls'
+  -- tokens doubled them; only llm and embedding spans count now (countsUsage, span-store.ts).
+  UPDATE traces SET (prompt_tokens, completion_tokens, total_tokens, cost_usd) = (
+    SELECT coalesce(sum(prompt_tokens), 0), coalesce(sum(completion_tokens), 0),
+      coalesce(sum(total_tokens), 0), coalesce(sum(cost_usd), 0)
+    FROM spans
+    WHERE spans.project_id = traces.project_id AND spans.trace_id = traces.trace_id
+      AND spans.kind IN ('llm', 'embedding'));
   `,
 ];
 
-/** Applies the steps the database has not seen yet, each in its own transaction. */
-export function migrate(db: DatabaseSync): number {
+/**
+ * Applies the steps the database has not seen yet, each in its own transaction, up to
+ * `target` (every step by default; a test stops earlier to check one step on old data).
+ */
+export function migrate(db: DatabaseSync, target = steps.length): number {
   const row = db.prepare("PRAGMA user_version").get() as { user_version: number };
   let version = row.user_version;
   if (version > steps.length) {
@@ -232,7 +245,7 @@ export function migrate(db: DatabaseSync): number {
       `the data directory was written by a newer Cairn (schema ${version}, this one knows ${steps.length}); upgrade Cairn`,
     );
   }
-  for (; version < steps.length; version++) {
+  for (; version < target; version++) {
     db.exec("BEGIN IMMEDIATE");
     try {
       db.exec(steps[version] as string);

@@ -1,11 +1,26 @@
 import { once } from "node:events";
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import type { AddressInfo } from "node:net";
 
 export interface FakeUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  prompt_tokens_details?: { cached_tokens: number };
+  completion_tokens_details?: { reasoning_tokens: number };
+}
+
+/** A tool call the fake's answer makes. */
+export interface FakeToolCall {
+  id: string;
+  name: string;
+  /** The arguments as JSON text, as OpenAI sends them. */
+  arguments: string;
 }
 
 /** What the fake answers to the next chat-completions request. */
@@ -16,6 +31,8 @@ export type FakeStep =
   | { text: string; usage?: FakeUsage }
   /** A 200 with exactly this body (for answers without choices, say). */
   | { completion: unknown }
+  /** A 200 whose message calls tools (finish_reason "tool_calls"), with optional text. */
+  | { toolCalls: FakeToolCall[]; text?: string; usage?: FakeUsage }
   /**
    * An error status. Without `retryAfter` (seconds, sent as `Retry-After`) the fake sends
    * `retry-after-ms: 10`, which the openai client honours, so that retries do not wait for its
@@ -60,12 +77,23 @@ const errorMessages: Record<number, { type: string; code: string | null; message
   429: { type: "rate_limit_error", code: "rate_limit_exceeded", message: "Rate limit reached" },
 };
 
+export interface FakeOpenAIOptions {
+  /** Milliseconds between the chunks of a streamed answer. Default 0. */
+  readonly chunkDelayMs?: number;
+}
+
 /**
  * A local OpenAI-compatible chat-completions server on 127.0.0.1 that answers each POST to
  * `/v1/chat/completions` (or `/chat/completions`) with the next step of `script`, and 500 once
- * the script has run out, so that a test making more requests than it planned notices.
+ * the script has run out, so that a test making more requests than it planned notices. A
+ * request with `stream: true` gets the answer as OpenAI streams it (server-sent events, the
+ * content in several deltas, and a usage chunk when `stream_options.include_usage` is set).
+ * `POST /v1/embeddings` answers without using the script: small deterministic vectors.
  */
-export async function startFakeOpenAI(script: readonly FakeStep[]): Promise<FakeOpenAI> {
+export async function startFakeOpenAI(
+  script: readonly FakeStep[],
+  options: FakeOpenAIOptions = {},
+): Promise<FakeOpenAI> {
   const steps = [...script];
   const requests: FakeRequest[] = [];
   let sequence = 0;
@@ -93,6 +121,10 @@ export async function startFakeOpenAI(script: readonly FakeStep[]): Promise<Fake
         response.writeHead(status, { "content-type": "application/json", ...headers });
         response.end(JSON.stringify(payload));
       };
+      if (request.method === "POST" && /^(\/v1)?\/embeddings$/.test(path)) {
+        send(200, embeddingsAnswer(body));
+        return;
+      }
       if (request.method !== "POST" || !/^(\/v1)?\/chat\/completions$/.test(path)) {
         send(404, {
           error: {
@@ -134,26 +166,54 @@ export async function startFakeOpenAI(script: readonly FakeStep[]): Promise<Fake
         send(200, step.completion);
         return;
       }
-      const model = (body as { model?: unknown } | undefined)?.model;
+      const requested = body as
+        | { model?: unknown; stream?: unknown; stream_options?: { include_usage?: unknown } }
+        | undefined;
+      const model = typeof requested?.model === "string" ? requested.model : "fake-model";
       sequence++;
-      send(200, {
+      const answer: Answer = {
         id: `chatcmpl-fake-${sequence}`,
-        object: "chat.completion",
+        model,
         created: Math.floor(Date.now() / 1000),
-        model: typeof model === "string" ? model : "fake-model",
+        content:
+          "toolCalls" in step
+            ? (step.text ?? null)
+            : "json" in step
+              ? JSON.stringify(step.json)
+              : step.text,
+        toolCalls: "toolCalls" in step ? step.toolCalls : [],
+        usage: step.usage ?? defaultUsage,
+      };
+      if (requested?.stream === true) {
+        void stream(
+          response,
+          answer,
+          requested.stream_options?.include_usage === true,
+          options.chunkDelayMs ?? 0,
+        );
+        return;
+      }
+      send(200, {
+        id: answer.id,
+        object: "chat.completion",
+        created: answer.created,
+        model,
         choices: [
           {
             index: 0,
             message: {
               role: "assistant",
-              content: "json" in step ? JSON.stringify(step.json) : step.text,
+              content: answer.content,
               refusal: null,
+              ...(answer.toolCalls.length === 0
+                ? {}
+                : { tool_calls: answer.toolCalls.map(toolCallOf) }),
             },
             logprobs: null,
-            finish_reason: "stop",
+            finish_reason: answer.toolCalls.length === 0 ? "stop" : "tool_calls",
           },
         ],
-        usage: step.usage ?? defaultUsage,
+        usage: answer.usage,
       });
     });
   });
@@ -167,5 +227,84 @@ export async function startFakeOpenAI(script: readonly FakeStep[]): Promise<Fake
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
+  };
+}
+
+interface Answer {
+  id: string;
+  model: string;
+  created: number;
+  content: string | null;
+  toolCalls: FakeToolCall[];
+  usage: FakeUsage;
+}
+
+function toolCallOf(call: FakeToolCall) {
+  return {
+    id: call.id,
+    type: "function",
+    function: { name: call.name, arguments: call.arguments },
+  };
+}
+
+// OpenAI's stream: a role chunk, the content in pieces of a few characters, tool calls (each
+// in two deltas: the call, then its arguments), a finish chunk, the usage chunk, [DONE].
+async function stream(
+  response: ServerResponse,
+  answer: Answer,
+  includeUsage: boolean,
+  delayMs: number,
+): Promise<void> {
+  response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  const chunk = (delta: unknown, finish: string | null = null, usage: FakeUsage | null = null) => ({
+    id: answer.id,
+    object: "chat.completion.chunk",
+    created: answer.created,
+    model: answer.model,
+    choices:
+      delta === undefined ? [] : [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+    ...(includeUsage ? { usage } : {}),
+  });
+  const events: unknown[] = [chunk({ role: "assistant", content: "" })];
+  for (const piece of (answer.content ?? "").match(/.{1,6}/gsu) ?? []) {
+    events.push(chunk({ content: piece }));
+  }
+  for (const [index, call] of answer.toolCalls.entries()) {
+    events.push(
+      chunk({
+        tool_calls: [
+          { index, id: call.id, type: "function", function: { name: call.name, arguments: "" } },
+        ],
+      }),
+    );
+    events.push(chunk({ tool_calls: [{ index, function: { arguments: call.arguments } }] }));
+  }
+  events.push(chunk({}, answer.toolCalls.length === 0 ? "stop" : "tool_calls"));
+  if (includeUsage) events.push(chunk(undefined, null, answer.usage));
+  for (const event of events) {
+    if (response.destroyed) return;
+    response.write(`data: ${JSON.stringify(event)}\n\n`);
+    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+  }
+  response.end("data: [DONE]\n\n");
+}
+
+// Each input text gets a 4-number vector made from its characters; usage counts words.
+function embeddingsAnswer(body: unknown) {
+  const request = body as { model?: unknown; input?: unknown } | undefined;
+  const inputs = Array.isArray(request?.input) ? request.input : [request?.input ?? ""];
+  const texts = inputs.map((each) => String(each));
+  const tokens = texts.reduce((sum, text) => sum + Math.max(1, text.split(/\s+/).length), 0);
+  return {
+    object: "list",
+    model: typeof request?.model === "string" ? request.model : "fake-embedding",
+    data: texts.map((text, index) => ({
+      object: "embedding",
+      index,
+      embedding: [0, 1, 2, 3].map(
+        (offset) => ((text.charCodeAt(offset % Math.max(1, text.length)) || 0) % 97) / 97,
+      ),
+    })),
+    usage: { prompt_tokens: tokens, total_tokens: tokens },
   };
 }

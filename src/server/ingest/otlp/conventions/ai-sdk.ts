@@ -1,6 +1,6 @@
 import type { SpanKind } from "../../../../core/wire/index.js";
 import { type AttributeReader, count, name, strings, text } from "../attribute-reader.js";
-import { type ConventionFields, derived, type Found } from "./fields.js";
+import { type ConventionFields, derived } from "./fields.js";
 import {
   argumentsText,
   arrayOf,
@@ -43,7 +43,9 @@ const userCalls = new Set([
   "ai.embedMany",
 ]);
 
-const metadataPrefix = "ai.telemetry.metadata.";
+// Metadata: `telemetry.metadata` of AI SDK 4–6, the runtime context AI SDK 7 records for the
+// keys named in `includeRuntimeContext`.
+const metadataPrefixes = ["ai.telemetry.metadata.", "ai.settings.context."];
 
 /**
  * The Vercel AI SDK's own attributes (`ai.*`, its `LegacyOpenTelemetry` integration and AI SDK
@@ -53,10 +55,16 @@ const metadataPrefix = "ai.telemetry.metadata.";
  * Cairn's session, user and tags).
  */
 export function aiSdk(reader: AttributeReader): ConventionFields {
-  const operation = stringOf(reader.get("ai.operationId"));
-  if (operation === undefined) return {};
-  const kind = operations[operation];
   const metadata = metadataOf(reader);
+  const context = {
+    session: metadata.session,
+    user: metadata.user,
+    tags: metadata.tags,
+    metadata: metadata.rest,
+  };
+  const operation = stringOf(reader.get("ai.operationId"));
+  if (operation === undefined) return context;
+  const kind = operations[operation];
   const functionId = stringOf(reader.get("ai.telemetry.functionId"));
   return {
     kind: derived(kind),
@@ -92,34 +100,27 @@ export function aiSdk(reader: AttributeReader): ConventionFields {
         ? reader.find(["ai.toolCall.result", "ai.toolCall.output"], text)
         : (derived(responseMessages(reader)) ??
           reader.find(["ai.response.text", "ai.response.object"], text)),
-    session: metadata.session,
-    user: metadata.user,
-    tags: metadata.tags,
-    metadata: metadata.rest,
+    ...context,
   };
 }
 
 function metadataOf(reader: AttributeReader) {
-  const read = (key: string) => reader.get(`${metadataPrefix}${key}`);
-  const session = ["sessionId", "session_id"].find((key) => stringOf(read(key)) !== undefined);
-  const user = ["userId", "user_id"].find((key) => stringOf(read(key)) !== undefined);
-  const tagsKey = `${metadataPrefix}tags`;
+  const under = (fields: readonly string[]) =>
+    metadataPrefixes.flatMap((prefix) => fields.map((field) => `${prefix}${field}`));
+  const session = reader.find(under(["sessionId", "session_id"]), name);
+  const user = reader.find(under(["userId", "user_id"]), name);
+  const tags = reader.find(under(["tags"]), strings);
+  const used = new Set([...(session?.keys ?? []), ...(user?.keys ?? []), ...(tags?.keys ?? [])]);
   const rest: Record<string, unknown> = {};
   const keys: string[] = [];
-  for (const key of reader.keysUnder(metadataPrefix)) {
-    const field = key.slice(metadataPrefix.length);
-    if (field === session || field === user || key === tagsKey) continue;
-    rest[field] = reader.get(key);
-    keys.push(key);
+  for (const prefix of metadataPrefixes) {
+    for (const key of reader.keysUnder(prefix)) {
+      if (used.has(key)) continue;
+      rest[key.slice(prefix.length)] = reader.get(key);
+      keys.push(key);
+    }
   }
-  const found = (key: string | undefined): Found<string> | undefined =>
-    key === undefined ? undefined : reader.find([`${metadataPrefix}${key}`], name);
-  return {
-    session: found(session),
-    user: found(user),
-    tags: reader.find([tagsKey], strings),
-    rest: keys.length === 0 ? undefined : { value: rest, keys },
-  };
+  return { session, user, tags, rest: keys.length === 0 ? undefined : { value: rest, keys } };
 }
 
 /**

@@ -52,6 +52,8 @@ function textOf(value: unknown, depth = 0): string | undefined {
   if (typeof value === "string") return value;
   if (depth > 4 || value === null || typeof value !== "object") return undefined;
   if (Array.isArray(value)) {
+    const said = lastSaid(value);
+    if (said !== undefined) return said;
     // One argument, or the messages of a chat: the last user-visible text.
     if (value.length === 1) return textOf(value[0], depth + 1);
     if (value.every((each) => typeof each === "string")) return value.join("\n");
@@ -68,6 +70,20 @@ function textOf(value: unknown, depth = 0): string | undefined {
   for (const field of textFields) {
     const text = textOf(record[field], depth + 1);
     if (text !== undefined) return text;
+  }
+  return undefined;
+}
+
+// Chat messages ({role, content}, as Cairn stores them): the last text a user or the assistant
+// said; a tool's result or the system prompt is neither the question nor the answer.
+function lastSaid(list: readonly unknown[]): string | undefined {
+  for (let index = list.length - 1; index >= 0; index--) {
+    const message = list[index] as { role?: unknown; content?: unknown } | null;
+    if (message === null || typeof message !== "object" || typeof message.role !== "string") {
+      return undefined;
+    }
+    if (message.role === "tool" || message.role === "system") continue;
+    if (typeof message.content === "string" && message.content !== "") return message.content;
   }
   return undefined;
 }

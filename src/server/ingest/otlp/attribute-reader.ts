@@ -88,10 +88,25 @@ export const count: ValueReader<number> = (value) => {
 export const amount: ValueReader<number> = (value) =>
   typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : undefined;
 
-/** A list of strings; a single string is a list of one. */
+/**
+ * A list of strings; a single string is a list of one, unless it is a JSON list of strings
+ * (OpenInference's `setTags` writes `tag.tags` that way).
+ */
 export const strings: ValueReader<string[]> = (value) => {
-  if (typeof value === "string") return [value];
+  if (typeof value === "string") return jsonStrings(value) ?? [value];
   return Array.isArray(value) && value.every((item) => typeof item === "string")
     ? (value as string[])
     : undefined;
 };
+
+function jsonStrings(text: string): string[] | undefined {
+  if (!text.startsWith("[")) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return Array.isArray(parsed) && parsed.every((item) => typeof item === "string")
+      ? parsed
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}

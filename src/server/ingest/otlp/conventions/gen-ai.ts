@@ -154,8 +154,19 @@ export function genAiMessages(value: unknown): ChatMessage[] | undefined {
       messages.push(...openAi);
       continue;
     }
-    const texts: string[] = [];
-    const calls: ToolCall[] = [];
+    // Parts in order: a tool response closes the turn before it and is a message of its own.
+    let texts: string[] = [];
+    let calls: ToolCall[] = [];
+    const flush = () => {
+      if (texts.length === 0 && calls.length === 0) return;
+      const message: ChatMessage = { role, content: texts.length === 0 ? null : texts.join("") };
+      if (calls.length > 0) message.tool_calls = calls;
+      const participant = stringOf(record.name);
+      if (participant !== undefined) message.name = participant;
+      messages.push(message);
+      texts = [];
+      calls = [];
+    };
     for (const part of arrayOf(record.parts)) {
       const fields = objectOf(part);
       if (fields === undefined) continue;
@@ -167,18 +178,14 @@ export function genAiMessages(value: unknown): ChatMessage[] | undefined {
         calls.push(call);
       }
       if (fields.type === "tool_call_response") {
+        flush();
         const response: ChatMessage = { role: "tool", content: asText(fields.response) ?? "" };
         const id = stringOf(fields.id);
         if (id !== undefined) response.tool_call_id = id;
         messages.push(response);
       }
     }
-    if (texts.length === 0 && calls.length === 0) continue;
-    const message: ChatMessage = { role, content: texts.length === 0 ? null : texts.join("") };
-    if (calls.length > 0) message.tool_calls = calls;
-    const participant = stringOf(record.name);
-    if (participant !== undefined) message.name = participant;
-    messages.push(message);
+    flush();
   }
   return messages;
 }

@@ -174,8 +174,11 @@ describe.each([
         before = await holdings(dataDir);
         expect(before.cgroups.length).toBeGreaterThan(0);
         await stop(running, how);
-        // However it stopped: no process of a sandbox is left, and nothing is frozen.
-        const deadline = Date.now() + 3_000;
+        // However it stopped: no process of a sandbox is left, and nothing is frozen. Killed
+        // processes can take seconds to go on a loaded machine (one blocked writing to its
+        // loop-mounted disk dies only when the write completes), so this waits for them to go,
+        // up to a bound that only a process that survives reaches.
+        const deadline = Date.now() + 20_000;
         let left = await hostProcesses(marker);
         while (left.length > 0 && Date.now() < deadline) {
           await new Promise((resolve) => setTimeout(resolve, 50));

@@ -71,6 +71,11 @@ export const defaultUsage: FakeUsage = {
 };
 
 const errorMessages: Record<number, { type: string; code: string | null; message: string }> = {
+  400: {
+    type: "invalid_request_error",
+    code: "invalid_value",
+    message: "Invalid value for 'messages': the request is not valid",
+  },
   401: { type: "invalid_request_error", code: "invalid_api_key", message: "Incorrect API key" },
   402: { type: "billing_error", code: "insufficient_credit", message: "Insufficient credit" },
   404: { type: "invalid_request_error", code: "model_not_found", message: "Model not found" },

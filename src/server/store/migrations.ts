@@ -231,6 +231,21 @@ const steps: readonly string[] = [
     WHERE spans.project_id = traces.project_id AND spans.trace_id = traces.trace_id
       AND spans.kind IN ('llm', 'embedding'));
   `,
+  // 8: OTLP log records waiting for their span (POST /v1/logs): a record whose span is not
+  // stored yet is kept here as the span event it becomes, and merged when the span arrives
+  // (store/span-log-events.ts); records older than an hour are dropped.
+  `
+  CREATE TABLE pending_log_events (
+    id INTEGER PRIMARY KEY,
+    project_id TEXT NOT NULL,
+    trace_id TEXT NOT NULL,
+    span_id TEXT NOT NULL,
+    received_ms INTEGER NOT NULL,
+    event TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX pending_log_events_by_span ON pending_log_events (project_id, trace_id, span_id);
+  CREATE INDEX pending_log_events_by_age ON pending_log_events (received_ms);
+  `,
 ];
 
 /**

@@ -1,7 +1,9 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
 import type { ExportBatch, ExportedSpan } from "../../core/wire/index.js";
+import type { SpanLogEvents } from "../ingest/otlp/logs/log-record.js";
 import type { SpanTotals } from "./analytics-view.js";
 import { transaction } from "./database.js";
+import { LogEventJoin } from "./span-log-events.js";
 import { isoToMicros, rowToSpan, type SpanRow } from "./span-rows.js";
 import { WriteLock } from "./write-lock.js";
 
@@ -90,6 +92,7 @@ export class SpanStore {
   private readonly insertModels: StatementSync;
   private readonly insertServices: StatementSync;
   private readonly selectTraceSpans: StatementSync;
+  private readonly logEvents: LogEventJoin;
 
   /**
    * @param writeLock shared by every thread that writes spans to the same file (the ingest
@@ -132,6 +135,7 @@ export class SpanStore {
     this.selectTraceSpans = db.prepare(
       "SELECT * FROM spans WHERE project_id = ? AND trace_id = ? ORDER BY start_us, span_id",
     );
+    this.logEvents = new LogEventJoin(db);
   }
 
   /**
@@ -154,21 +158,34 @@ export class SpanStore {
         rows.push(spanRowValues(projectId, span, batch.resource, receivedAt));
       }
     }
-    const stored = () => {
+    const store = () => {
       const traces = new Map<string, TraceDelta>();
-      let accepted = 0;
+      const stored: Array<{ traceId: string; spanId: string }> = [];
       for (let index = 0; index < rows.length; index++) {
         const values = rows[index] as SQLInputValue[];
         if (this.insertSpan.run(...values).changes === 0) continue;
-        accepted++;
+        stored.push({ traceId: values[1] as string, spanId: values[2] as string });
         // start_us and end_us, as bound: the times are parsed once per span.
         const span = spans[index] as ExportedSpan;
         addToTrace(traces, span, values[6] as number, values[7] as number, values[25] as string);
       }
       for (const [traceId, delta] of traces) this.saveTrace(projectId, traceId, delta);
-      return { accepted, duplicates: rows.length - accepted };
+      // Log records (POST /v1/logs) often arrive before their span ends and is exported.
+      this.logEvents.attachPending(projectId, stored);
+      return { accepted: stored.length, duplicates: rows.length - stored.length };
     };
-    return this.writeLock.run(() => transaction(this.db, stored));
+    return this.writeLock.run(() => transaction(this.db, store));
+  }
+
+  /**
+   * Adds log events (OTLP log records) to their spans: merged into spans already stored, kept
+   * waiting for the others (an hour at most). Returns how many spans were stored already.
+   */
+  attachLogEvents(projectId: string, spans: readonly SpanLogEvents[]): number {
+    const nowMs = Date.now();
+    return this.writeLock.run(() =>
+      transaction(this.db, () => this.logEvents.attach(projectId, spans, nowMs)),
+    );
   }
 
   /** The spans of a trace, oldest first; empty when the project has no such trace. */

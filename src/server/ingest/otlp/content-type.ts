@@ -13,8 +13,12 @@ const encodings: Readonly<Record<string, OtlpEncoding>> = {
 /**
  * The encoding a `Content-Type` header names: `application/x-protobuf` (or
  * `application/protobuf`) or `application/json`, parameters allowed. JSON must be UTF-8.
+ * `signal` names what the request carries, for the error.
  */
-export function parseOtlpContentType(contentType: string | undefined): OtlpEncoding {
+export function parseOtlpContentType(
+  contentType: string | undefined,
+  signal: "traces" | "logs" = "traces",
+): OtlpEncoding {
   const [type = "", ...parameters] = (contentType ?? "").split(";");
   const mediaType = type.trim().toLowerCase();
   const encoding = encodings[mediaType];
@@ -22,7 +26,7 @@ export function parseOtlpContentType(contentType: string | undefined): OtlpEncod
     const given = mediaType === "" ? "no content-type" : `content-type "${mediaType}"`;
     throw new CairnError(
       "unsupported_media_type",
-      `OTLP traces need content-type application/x-protobuf or application/json, but the request has ${given}`,
+      `OTLP ${signal} need content-type application/x-protobuf or application/json, but the request has ${given}`,
     );
   }
   for (const parameter of parameters) {

@@ -1,8 +1,9 @@
-// The OTLP trace messages as a protobufjs JSON descriptor, transcribed from opentelemetry-proto
-// (common/v1/common.proto, resource/v1/resource.proto, trace/v1/trace.proto and
-// collector/trace/v1/trace_service.proto). Field numbers and types are the protocol's and must
-// never change; names are the lowerCamelCase of OTLP/JSON, so both encodings decode to the
-// same object shape. Fields a later protocol version adds are skipped by the decoder.
+// The OTLP trace and logs messages as a protobufjs JSON descriptor, transcribed from
+// opentelemetry-proto (common/v1/common.proto, resource/v1/resource.proto, trace/v1/trace.proto,
+// collector/trace/v1/trace_service.proto and the logs files below). Field numbers and types are
+// the protocol's and must never change; names are the lowerCamelCase of OTLP/JSON, so both
+// encodings decode to the same object shape. Fields a later protocol version adds are skipped by
+// the decoder.
 
 const keyValueList = { rule: "repeated", type: "opentelemetry.proto.common.v1.KeyValue" };
 
@@ -170,6 +171,66 @@ const collectorTrace = {
   },
 };
 
+// logs/v1/logs.proto and collector/logs/v1/logs_service.proto. `severityNumber` is the
+// SeverityNumber enum, read as its number (the same varint on the wire).
+const logs = {
+  nested: {
+    LogsData: {
+      fields: { resourceLogs: { rule: "repeated", type: "ResourceLogs", id: 1 } },
+    },
+    ResourceLogs: {
+      fields: {
+        resource: { type: "opentelemetry.proto.resource.v1.Resource", id: 1 },
+        scopeLogs: { rule: "repeated", type: "ScopeLogs", id: 2 },
+        schemaUrl: { type: "string", id: 3 },
+      },
+      reserved: [[1000, 1000]],
+    },
+    ScopeLogs: {
+      fields: {
+        scope: { type: "opentelemetry.proto.common.v1.InstrumentationScope", id: 1 },
+        logRecords: { rule: "repeated", type: "LogRecord", id: 2 },
+        schemaUrl: { type: "string", id: 3 },
+      },
+    },
+    LogRecord: {
+      fields: {
+        timeUnixNano: { type: "fixed64", id: 1 },
+        observedTimeUnixNano: { type: "fixed64", id: 11 },
+        severityNumber: { type: "int32", id: 2 },
+        severityText: { type: "string", id: 3 },
+        body: { type: "opentelemetry.proto.common.v1.AnyValue", id: 5 },
+        attributes: { ...keyValueList, id: 6 },
+        droppedAttributesCount: { type: "uint32", id: 7 },
+        flags: { type: "fixed32", id: 8 },
+        traceId: { type: "bytes", id: 9 },
+        spanId: { type: "bytes", id: 10 },
+        eventName: { type: "string", id: 12 },
+      },
+      reserved: [[4, 4]],
+    },
+  },
+};
+
+const collectorLogs = {
+  nested: {
+    ExportLogsServiceRequest: {
+      fields: {
+        resourceLogs: { rule: "repeated", type: "opentelemetry.proto.logs.v1.ResourceLogs", id: 1 },
+      },
+    },
+    ExportLogsServiceResponse: {
+      fields: { partialSuccess: { type: "ExportLogsPartialSuccess", id: 1 } },
+    },
+    ExportLogsPartialSuccess: {
+      fields: {
+        rejectedLogRecords: { type: "int64", id: 1 },
+        errorMessage: { type: "string", id: 2 },
+      },
+    },
+  },
+};
+
 /** The descriptor for `protobuf.Root.fromJSON`, rooted at the `opentelemetry` package. */
 export const otlpTraceDescriptor = {
   nested: {
@@ -180,7 +241,13 @@ export const otlpTraceDescriptor = {
             common: { nested: { v1: common } },
             resource: { nested: { v1: resource } },
             trace: { nested: { v1: trace } },
-            collector: { nested: { trace: { nested: { v1: collectorTrace } } } },
+            logs: { nested: { v1: logs } },
+            collector: {
+              nested: {
+                trace: { nested: { v1: collectorTrace } },
+                logs: { nested: { v1: collectorLogs } },
+              },
+            },
           },
         },
       },
@@ -191,3 +258,11 @@ export const otlpTraceDescriptor = {
 /** The full name of the request message of `POST /v1/traces`. */
 export const exportTraceServiceRequestName =
   "opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest";
+
+/** The full name of the request message of `POST /v1/logs`. */
+export const exportLogsServiceRequestName =
+  "opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest";
+
+/** The full name of the response message of `POST /v1/logs`. */
+export const exportLogsServiceResponseName =
+  "opentelemetry.proto.collector.logs.v1.ExportLogsServiceResponse";

@@ -1,8 +1,13 @@
 import type { WireAttributes, WireValue } from "./otlp-records.js";
 import { invalid, readList, readMessage } from "./read-fields.js";
 
-// A plain JavaScript value of an OTLP AnyValue: kvlists become objects, bytes base64.
-type Plain = string | number | boolean | readonly Plain[] | { readonly [key: string]: Plain };
+/** A plain JavaScript value of an OTLP AnyValue: kvlists become objects, bytes base64. */
+export type Plain =
+  | string
+  | number
+  | boolean
+  | readonly Plain[]
+  | { readonly [key: string]: Plain };
 
 const maxDepth = 64;
 
@@ -19,6 +24,14 @@ export function readAttributes(value: unknown, where: string): WireAttributes {
   }
   // fromEntries defines own properties, so a "__proto__" key is data, not a prototype.
   return Object.fromEntries(entries);
+}
+
+/**
+ * One OTLP `AnyValue` (a log record's body) as a plain value, or undefined when it is empty.
+ * Unlike an attribute, a kvlist stays an object.
+ */
+export function readValue(value: unknown, where: string): Plain | undefined {
+  return readAnyValue(value, where, 0);
 }
 
 function readKeyValues(value: unknown, where: string, depth: number): Array<[string, Plain]> {

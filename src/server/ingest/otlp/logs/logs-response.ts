@@ -1,0 +1,30 @@
+import type { OtlpEncoding } from "../content-type.js";
+import { otlpMessageType } from "../decode-protobuf.js";
+import { exportLogsServiceResponseName } from "../otlp-proto-descriptor.js";
+
+/** Why records without a trace and span id are refused, for `partialSuccess.errorMessage`. */
+export function rejectedMessage(rejected: number): string {
+  return `${rejected} log record${rejected === 1 ? " has" : "s have"} no trace id and span id; Cairn keeps log records only as events of the span they were written in, so emit them inside an active span`;
+}
+
+/**
+ * The `ExportLogsServiceResponse` in the encoding of the request: empty on full success,
+ * with `partialSuccess` (`rejectedLogRecords`, `errorMessage`) when records were refused.
+ */
+export function logsResponseBody(
+  encoding: OtlpEncoding,
+  rejected: number,
+): Uint8Array<ArrayBuffer> | object {
+  const response =
+    rejected === 0
+      ? {}
+      : {
+          partialSuccess: {
+            rejectedLogRecords: String(rejected),
+            errorMessage: rejectedMessage(rejected),
+          },
+        };
+  if (encoding === "json") return response;
+  const type = otlpMessageType(exportLogsServiceResponseName);
+  return new Uint8Array(type.encode(type.fromObject(response)).finish());
+}

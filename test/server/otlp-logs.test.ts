@@ -1,4 +1,6 @@
+import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { otlpMessageType } from "../../src/server/ingest/otlp/decode-protobuf.js";
@@ -6,7 +8,8 @@ import {
   exportLogsServiceRequestName,
   exportLogsServiceResponseName,
 } from "../../src/server/ingest/otlp/otlp-proto-descriptor.js";
-import { texts } from "../helpers/instrumentations/scenarios.js";
+import { startFakeOpenAI } from "../helpers/fake-openai.js";
+import { script, texts } from "../helpers/instrumentations/scenarios.js";
 import { startTestServer, type TestServer } from "./helpers.js";
 
 // OTLP log records sent to a real server over POST /v1/logs: the records OpenTelemetry's own
@@ -54,8 +57,8 @@ function traceIdOf(logs: Json, question: string): string {
   return match[1];
 }
 
-async function spansOf(traceId: string): Promise<Span[]> {
-  const response = await t.call("GET", `/traces/tr_${traceId}`);
+async function spansOf(traceId: string, server = t): Promise<Span[]> {
+  const response = await server.call("GET", `/traces/tr_${traceId}`);
   expect(response.status).toBe(200);
   const flat: Span[] = [];
   const walk = (spans: Span[]) => {
@@ -193,4 +196,43 @@ describe("POST /v1/logs", () => {
     // Sent twice, as a retried export would: kept once.
     expect(chat.events.filter((event) => event.name === "gen_ai.user.message")).toHaveLength(1);
   });
+});
+
+describe("OpenTelemetry's own OpenAI instrumentation, live", () => {
+  const helper = fileURLToPath(new URL("../helpers/otel-openai-to-cairn.ts", import.meta.url));
+
+  it("exports spans and log records that read back as the chat's messages", async () => {
+    const live = await startTestServer();
+    const fake = await startFakeOpenAI(script);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        execFile(
+          process.execPath,
+          ["--import", "tsx", helper, live.server.url, live.apiKey, fake.baseURL],
+          { timeout: 60_000 },
+          (error, _out, err) =>
+            error === null ? resolve() : reject(new Error(`${error}\n${err}`)),
+        );
+      });
+      const listed = await live.call("GET", "/analytics/traces?limit=100");
+      const { traces } = (await listed.json()) as { traces: Array<{ trace_id: string }> };
+      const spans = (
+        await Promise.all(traces.map((each) => spansOf(each.trace_id.slice(3), live)))
+      ).flat();
+      const chat = spans.find(
+        (span) => span.kind === "llm" && span.input?.includes(texts.question),
+      );
+      expect(parse(chat?.input ?? null)).toEqual(chatInput);
+      expect(parse(chat?.output ?? null)).toEqual([{ role: "assistant", content: texts.answer }]);
+      const streamed = spans.find(
+        (span) => span.kind === "llm" && span.input?.includes(texts.streamQuestion),
+      );
+      expect(parse(streamed?.output ?? null)).toEqual([
+        { role: "assistant", content: texts.streamAnswer },
+      ]);
+    } finally {
+      await fake.close();
+      await live.stop();
+    }
+  }, 90_000);
 });

@@ -198,6 +198,83 @@ describe("POST /v1/logs", () => {
   });
 });
 
+describe("POST /v1/logs refuses what it cannot read", () => {
+  // The ids of a recorded span, so that a record kept by mistake would show on it.
+  const traces = fixture("traces", "d004");
+  const [, traceId = "", spanId = ""] =
+    /"traceId":"([0-9a-f]{32})","spanId":"([0-9a-f]{16})"/.exec(JSON.stringify(traces)) ?? [];
+  const record = (fields: Json) => ({
+    resourceLogs: [
+      {
+        scopeLogs: [
+          {
+            logRecords: [
+              {
+                traceId,
+                spanId,
+                body: { stringValue: "kept?" },
+                ...fields,
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  });
+
+  async function refused(response: Response, status: number, message: RegExp) {
+    expect(response.status).toBe(status);
+    const body = (await response.json()) as { error: string; message: string };
+    expect(body.message).toMatch(message);
+  }
+
+  it("answers 400 naming the field and where, and stores nothing", async () => {
+    await refused(
+      await t.call("POST", "/v1/logs", record({ spanId: "xyz" })),
+      400,
+      /log record 0 of scope 0 of resource 0 has a span id that is not hex/,
+    );
+    await refused(
+      await t.call("POST", "/v1/logs", record({ severityNumber: 99 })),
+      400,
+      /severityNumber must be a severity number/,
+    );
+    await refused(
+      await t.call("POST", "/v1/logs", { resourceLogs: {} }),
+      400,
+      /resourceLogs must be an array/,
+    );
+    await refused(
+      await post("/v1/logs", new Uint8Array([0x0a, 0xff, 0xff]), {
+        "content-type": "application/x-protobuf",
+      }),
+      400,
+      /not a valid OTLP protobuf ExportLogsServiceRequest/,
+    );
+    // The span, stored afterwards, shows that no record of the refused requests was kept.
+    expect((await t.call("POST", "/v1/traces", traces)).status).toBe(200);
+    const span = (await spansOf(traceId)).find((each) => JSON.stringify(each).includes(spanId));
+    expect(span).toBeDefined();
+    expect(JSON.stringify(await spansOf(traceId))).not.toContain("kept?");
+  });
+
+  it("answers 415 to a content type other than protobuf or JSON, and 413 past 10,000 records", async () => {
+    await refused(
+      await post("/v1/logs", "{}", { "content-type": "text/plain" }),
+      415,
+      /OTLP logs need content-type application\/x-protobuf or application\/json/,
+    );
+    const many = {
+      resourceLogs: [{ scopeLogs: [{ logRecords: Array.from({ length: 10_001 }, () => ({})) }] }],
+    };
+    await refused(
+      await t.call("POST", "/v1/logs", many),
+      413,
+      /10001 log records, more than the 10000/,
+    );
+  });
+});
+
 describe("OpenTelemetry's own OpenAI instrumentation, live", () => {
   const helper = fileURLToPath(new URL("../helpers/otel-openai-to-cairn.ts", import.meta.url));
 

@@ -24,7 +24,11 @@ export class LogEventJoin {
   private readonly pruneOld: StatementSync;
   private readonly pruneOverflow: StatementSync;
 
-  constructor(db: DatabaseSync) {
+  /** @param maxPending the most events kept waiting; a test lowers it. */
+  constructor(
+    db: DatabaseSync,
+    private readonly maxPending = maxPendingLogEvents,
+  ) {
     const span = "project_id = ? AND trace_id = ? AND span_id = ?";
     this.selectSpan = db.prepare(`SELECT events, input, output FROM spans WHERE ${span}`);
     this.updateSpan = db.prepare(
@@ -60,7 +64,7 @@ export class LogEventJoin {
         this.insertPending.run(projectId, traceId, spanId, nowMs, JSON.stringify(event));
       }
     }
-    this.pruneOverflow.run(maxPendingLogEvents);
+    this.pruneOverflow.run(this.maxPending);
     return merged;
   }
 

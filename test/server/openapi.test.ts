@@ -19,6 +19,7 @@ describe("the API reference", () => {
       expect.arrayContaining([
         "/traces",
         "/v1/traces",
+        "/v1/logs",
         "/analytics/traces",
         "/analytics/metrics",
         "/analytics/costs",

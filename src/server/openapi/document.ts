@@ -65,6 +65,30 @@ const routes: RouteConfig[] = [
     },
   },
   {
+    method: "post",
+    path: "/v1/logs",
+    summary:
+      "Attach log records sent with OTLP/HTTP (protobuf or JSON, gzip accepted) to their spans",
+    description:
+      "Each record becomes an event of the span it names by trace and span id, whether that span is stored before or after it (records wait an hour for their span); GenAI events (gen_ai.user.message, gen_ai.choice, gen_ai.client.inference.operation.details…) fill the span's input and output when it has none. Records without a trace and span id are not kept: they are counted in partialSuccess. See docs/otlp-logs.md.",
+    request: {
+      body: {
+        content: {
+          "application/x-protobuf": { schema: z.string().describe("ExportLogsServiceRequest") },
+          "application/json": { schema: z.record(z.string(), z.unknown()) },
+        },
+      },
+    },
+    responses: {
+      200: {
+        description:
+          "an ExportLogsServiceResponse in the request's encoding: empty, or with partialSuccess {rejectedLogRecords, errorMessage} when records had no span",
+      },
+      ...errorResponses("invalid_request", "payload_too_large", "unsupported_media_type"),
+      ...common,
+    },
+  },
+  {
     method: "get",
     path: "/analytics/traces",
     summary: "List traces: filter, sort and page",

@@ -132,13 +132,18 @@ describe("POST /v1/logs", () => {
       "log.body": JSON.stringify({ content: texts.question }),
     });
 
+    const call = { id: "call_weather_1", name: "get_weather", arguments: '{"city":"Paris"}' };
+    const toolCall = await chatSpan(traceIdOf(logs, texts.weatherQuestion));
+    expect(parse(toolCall.output)).toEqual([
+      { role: "assistant", content: null, tool_calls: [call] },
+    ]);
     const toolAnswer = await chatSpan(traceIdOf(logs, texts.weatherAnswer));
     expect(parse(toolAnswer.input)).toEqual([
       { role: "user", content: texts.weatherQuestion },
       {
         role: "assistant",
         content: null,
-        tool_calls: [{ id: "call_weather_1", name: "get_weather", arguments: '{"city":"Paris"}' }],
+        tool_calls: [call],
       },
       { role: "tool", content: '{"temperature":21}', tool_call_id: "call_weather_1" },
     ]);

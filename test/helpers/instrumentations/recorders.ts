@@ -1,18 +1,12 @@
-import type { LoggerProvider } from "@opentelemetry/sdk-logs";
-import type { TracerProvider } from "@opentelemetry/sdk-trace";
-import { aiSdkGenAi, aiSdkLegacy } from "./ai-sdk.js";
-import { openInference, openLlmetry, openLlmetryPrevious, otelOpenAi } from "./openai-client.js";
+import { aiSdkGenAi } from "./ai-sdk-genai.js";
+import { aiSdkLegacy } from "./ai-sdk-legacy.js";
+import { openInference } from "./openinference.js";
+import { openLlmetry } from "./openllmetry.js";
+import { openLlmetryPrevious } from "./openllmetry-0.22.js";
+import { otelOpenAi } from "./otel-openai.js";
+import type { Recorder } from "./recorder-context.js";
 
-/** What a recorder gets: the fake's URL and the providers the recording reads from. */
-export interface RecorderContext {
-  readonly baseURL: string;
-  readonly tracerProvider: TracerProvider;
-  readonly loggerProvider: LoggerProvider;
-}
-
-export type Recorder = (context: RecorderContext) => Promise<void>;
-
-/** Every recorded instrumentation, by the name its fixture has. */
+/** Every recorded instrumentation, by the name its fixture has (one module each). */
 export const recorders: Readonly<Record<string, Recorder>> = {
   "ai-sdk-genai": aiSdkGenAi,
   "ai-sdk-legacy": aiSdkLegacy,

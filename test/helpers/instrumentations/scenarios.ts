@@ -2,8 +2,9 @@ import type { FakeStep } from "../fake-openai.js";
 
 /**
  * The model answers every recorder scripts, in the order its scenarios ask: a chat, a tool
- * round (two calls), a streamed chat, a chat with cached and reasoning tokens, then a refusal.
- * Embedding calls do not use the script.
+ * round (two calls), a streamed chat, a chat with cached and reasoning tokens, then a refusal;
+ * the AI SDK recorders then run an agent (one more answer), which the openai-client recorders
+ * leave unread. Embedding calls do not use the script.
  */
 export const script: readonly FakeStep[] = [
   { text: "Paris.", usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 } },
@@ -30,6 +31,10 @@ export const script: readonly FakeStep[] = [
     },
   },
   { status: 400, retryAfterMs: null },
+  {
+    text: "Start at the Louvre.",
+    usage: { prompt_tokens: 20, completion_tokens: 5, total_tokens: 25 },
+  },
 ];
 
 /** The scenario texts, shared by the recorders and the tests that read their spans. */
@@ -50,4 +55,9 @@ export const texts = {
   user: "user-7",
   tags: ["beta"],
   tenant: "acme",
+  /** The AI SDK's agent scenario: its name (functionId), instructions and question. */
+  agentName: "trip-planner",
+  agentInstructions: "You plan trips. Be brief.",
+  agentQuestion: "Plan a morning in Paris.",
+  agentAnswer: "Start at the Louvre.",
 } as const;

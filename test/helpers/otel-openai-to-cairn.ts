@@ -10,7 +10,7 @@ import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BatchLogRecordProcessor, LoggerProvider } from "@opentelemetry/sdk-logs";
 import { BatchSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
 import { OtlpExporter } from "../../src/tracing/export/otlp-exporter.js";
-import { otelOpenAi } from "./instrumentations/openai-client.js";
+import { otelOpenAi } from "./instrumentations/otel-openai.js";
 
 const [cairnURL, apiKey, baseURL] = process.argv.slice(2);
 if (cairnURL === undefined || apiKey === undefined || baseURL === undefined) {

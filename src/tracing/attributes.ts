@@ -12,6 +12,10 @@ export const attributes = {
   llmPromptTokens: "llm.token_count.prompt",
   llmCompletionTokens: "llm.token_count.completion",
   llmTotalTokens: "llm.token_count.total",
+  /** Prompt tokens read from the provider's cache (part of the prompt count). */
+  llmCachedTokens: "llm.token_count.prompt_details.cache_read",
+  /** Reasoning tokens (part of the completion count). */
+  llmReasoningTokens: "llm.token_count.completion_details.reasoning",
   llmCostTotal: "llm.cost.total",
   sessionId: "session.id",
   tags: "tag.tags",
@@ -20,6 +24,10 @@ export const attributes = {
   genAiRequestModel: "gen_ai.request.model",
   genAiInputTokens: "gen_ai.usage.input_tokens",
   genAiOutputTokens: "gen_ai.usage.output_tokens",
+  genAiCachedTokens: "gen_ai.usage.cache_read.input_tokens",
+  genAiReasoningTokens: "gen_ai.usage.reasoning.output_tokens",
+  /** The model the provider says answered, when the request named another (a dated id). */
+  genAiResponseModel: "gen_ai.response.model",
   genAiConversationId: "gen_ai.conversation.id",
   version: "cairn.version",
   expectedOutput: "cairn.expected_output",

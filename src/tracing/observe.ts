@@ -2,21 +2,25 @@ import type { Attributes, Context } from "@opentelemetry/api";
 import { context as otelContext, ROOT_CONTEXT, trace } from "@opentelemetry/api";
 import { ConfigurationError } from "../core/errors/index.js";
 import { setExecTraceHook } from "../core/exec-trace-hook.js";
+import type { SpanKind } from "../core/wire/index.js";
 import { genAiOperations, attributes as names, openInferenceKinds } from "./attributes.js";
 import { withHostContext } from "./context/host-context.js";
 import { emptyScope, mergeTags, type Scope } from "./context/scope.js";
 import { scopeStorage } from "./context/storage.js";
 import { reportInternalError } from "./internal-error.js";
+import { modelRequestOf } from "./model-request.js";
 import { ObservedSpan } from "./observed-span.js";
 import {
   type ObserveOptions,
   type ResolvedObserveOptions,
   resolveObserveOptions,
 } from "./options.js";
+import { chatCompletionOutput } from "./results/chat-output.js";
 import { recordModelUsage } from "./results/model-usage.js";
 import { Observation } from "./results/observation.js";
 import { wrapAsyncIterable, wrapAsyncIterator, wrapIterator } from "./results/wrap-iterator.js";
 import { isNodeStream, watchNodeStream } from "./results/wrap-node-stream.js";
+import { wrapPromiseSubclass } from "./results/wrap-promise.js";
 import { wrapReadableStream, wrapResponse } from "./results/wrap-stream.js";
 import { activeRuntime } from "./runtime/configure.js";
 import type { Runtime } from "./runtime/runtime.js";
@@ -29,7 +33,12 @@ type AnyFunction = (...args: any[]) => any;
  * Wraps a function so that every call is a span: its arguments as input, its return value as
  * output, its errors recorded and rethrown unchanged. The wrapper has the same signature,
  * `this` and name. Generators, async iterables, ReadableStreams and Responses are followed to
- * their end; the span closes when the consumer finishes, stops or fails.
+ * their end, also when a Promise subclass resolves to them (OpenAI's `APIPromise` of a
+ * `Stream`); the span closes when the consumer finishes, stops or fails.
+ *
+ * A call whose first argument is a chat request (`{ model, messages }`) is an `llm` span unless
+ * `kind` says otherwise, and an llm or embedding span takes its model from the request, its
+ * usage from the answer (or a stream's usage chunk), and its output as the answer's text.
  *
  * Options are checked here, once: an unknown option throws a `ConfigurationError`. Calls never
  * throw because of tracing; with tracing off they cost one check.
@@ -118,14 +127,21 @@ function start(
     runtime.idGenerator.chooseNextTraceId(forcedTraceId);
     parentContext = ROOT_CONTEXT;
   }
+  const { kind, model, modelAttributes } = kindAndModelOf(options, args);
   const sessionId = options.sessionId ?? parent.sessionId;
   const tags = mergeTags(parent.tags, options.tags);
   const version = options.version ?? parent.version;
   // Attributes are checked by the SDK one by one; the common call adds none to the fixed ones.
   const joinsHostTrace = parent.span === undefined && trace.getSpan(parentContext) !== undefined;
   let attributes = fixedAttributes;
-  if (sessionId !== undefined || tags.length > 0 || version !== undefined || joinsHostTrace) {
-    attributes = { ...fixedAttributes };
+  if (
+    modelAttributes !== undefined ||
+    sessionId !== undefined ||
+    tags.length > 0 ||
+    version !== undefined ||
+    joinsHostTrace
+  ) {
+    attributes = { ...fixedAttributes, ...modelAttributes };
     if (sessionId !== undefined) {
       attributes[names.sessionId] = sessionId;
       attributes[names.genAiConversationId] = sessionId;
@@ -137,7 +153,7 @@ function start(
 
   const otelSpan = runtime.tracer.startSpan(name, undefined, parentContext);
   runtime.idGenerator.clear();
-  const span = new ObservedSpan(otelSpan, options.kind, options.model, runtime);
+  const span = new ObservedSpan(otelSpan, kind, model, runtime);
   runtime.spanStarted(span);
   if (span.isRecording) {
     otelSpan.setAttributes(attributes);
@@ -163,6 +179,36 @@ function start(
   );
 }
 
+/**
+ * The kind and model of one call: a chat request as first argument makes a call of default kind
+ * an llm span, and names the model of an llm or embedding span that the options do not.
+ */
+function kindAndModelOf(
+  options: ResolvedObserveOptions,
+  args: readonly unknown[],
+): { kind: SpanKind; model: string | undefined; modelAttributes: Attributes | undefined } {
+  const request = modelRequestOf(args[0]);
+  if (request === undefined) return { ...options, modelAttributes: undefined };
+  const inferred = !options.kindGiven && request.isChat;
+  const kind = inferred ? "llm" : options.kind;
+  const modelAttributes: Attributes = {};
+  if (inferred) {
+    modelAttributes[names.openInferenceKind] = openInferenceKinds.llm;
+    modelAttributes[names.genAiOperation] = genAiOperations.llm;
+  }
+  let model = options.model;
+  if (model === undefined && (kind === "llm" || kind === "embedding")) {
+    model = request.model;
+    modelAttributes[names.llmModelName] = model;
+    modelAttributes[names.genAiRequestModel] = model;
+  }
+  return {
+    kind,
+    model,
+    modelAttributes: Object.keys(modelAttributes).length > 0 ? modelAttributes : undefined,
+  };
+}
+
 function settle(observation: Observation, result: unknown): unknown {
   let kind: ReturnType<typeof promiseKind>;
   try {
@@ -175,9 +221,9 @@ function settle(observation: Observation, result: unknown): unknown {
   if (kind === "native") return settlePromise(observation, result as Promise<unknown>);
   if (kind === "subclass") {
     // A Promise subclass (OpenAI's APIPromise, say) has methods of its own that the caller may
-    // use (`.withResponse()`): hand it back as it is and watch it from the side.
-    watchPromise(observation, result as Promise<unknown>);
-    return result;
+    // use (`.withResponse()`): it stays one, but awaiting it gives the observed value, so that
+    // the stream it resolves to is followed.
+    return followPromiseSubclass(observation, result as Promise<unknown>);
   }
   if (kind === "thenable") {
     // A lazy query builder (Prisma, Knex) runs when awaited; awaiting it here would run it
@@ -212,18 +258,14 @@ function settlePromise(observation: Observation, result: Promise<unknown>): Prom
   );
 }
 
-function watchPromise(observation: Observation, result: Promise<unknown>): void {
+function followPromiseSubclass(observation: Observation, result: Promise<unknown>): unknown {
   try {
-    result.then(
-      (value) => {
-        guarded(observation, () => recordModelUsage(observation.span, value));
-        observation.span.succeed(value);
-      },
-      (error: unknown) => observation.fail(error),
-    );
+    return wrapPromiseSubclass(result, settlePromise(observation, result));
   } catch (error) {
+    // A subclass whose `then` throws: hand it back untouched.
     reportInternalError(error);
     observation.span.end();
+    return result;
   }
 }
 
@@ -248,6 +290,8 @@ function settleValue(observation: Observation, value: unknown): unknown {
         return wrapAsyncIterable(value as AsyncIterable<unknown>, observation);
       }
       recordModelUsage(observation.span, value);
+      observation.span.succeed(chatCompletionOutput(value) ?? value);
+      return value;
     }
     observation.span.succeed(value);
   } catch (error) {
@@ -263,15 +307,6 @@ function promiseKind(value: unknown): "native" | "subclass" | "thenable" | undef
   }
   if (typeof value !== "object" || value === null) return undefined;
   return typeof (value as PromiseLike<unknown>).then === "function" ? "thenable" : undefined;
-}
-
-function guarded(observation: Observation, work: () => void): void {
-  try {
-    work();
-  } catch (error) {
-    reportInternalError(error);
-    observation.span.setAttribute(names.internalError, String(error));
-  }
 }
 
 // A sandbox exec run inside an observed call is a `tool` span of its own (cairn/sandbox calls

@@ -9,11 +9,20 @@ import { attributes as names } from "./attributes.js";
 import type { PriceTable } from "./prices.js";
 import { type SerializeOptions, serialize } from "./serialize.js";
 
-/** Token usage as `currentSpan().setTokenUsage()` takes it: either shape of the specification. */
-export type TokenUsageInput =
+/**
+ * Token usage as `currentSpan().setTokenUsage()` takes it: any shape of the specification, with
+ * the cached prompt tokens (priced at the cached rate) and reasoning tokens when known.
+ */
+export type TokenUsageInput = (
   | { prompt_tokens: number; completion_tokens: number; total_tokens?: number }
   | { prompt: number; completion: number; total?: number }
-  | { input_tokens: number; output_tokens: number; total_tokens?: number };
+  | { input_tokens: number; output_tokens: number; total_tokens?: number }
+) & {
+  /** Prompt tokens read from the provider's cache: part of the prompt tokens. */
+  cached_tokens?: number;
+  /** Reasoning tokens: part of the completion tokens. */
+  reasoning_tokens?: number;
+};
 
 /** The span of the observed call in progress, as `currentSpan()` returns it. */
 export interface CairnSpan {
@@ -31,7 +40,7 @@ export interface CairnSpan {
   addEvent(name: string, attributes?: Readonly<Record<string, unknown>>): this;
   /**
    * Records token usage, `{prompt_tokens, completion_tokens, total_tokens}` or
-   * `{prompt, completion, total}`. Invalid usage is not recorded and is flagged on the span in
+   * `{prompt, completion, total}`, optionally with `cached_tokens` and `reasoning_tokens`. Invalid usage is not recorded and is flagged on the span in
    * `cairn.usage.invalid`: tracing never throws into the traced code.
    */
   setTokenUsage(usage: TokenUsageInput): this;
@@ -55,6 +64,7 @@ export class ObservedSpan implements CairnSpan {
   private model: string | undefined;
   private usage: TokenUsage | undefined;
   private outputSet = false;
+  private responseModelSet = false;
   private ended = false;
 
   constructor(
@@ -133,7 +143,8 @@ export class ObservedSpan implements CairnSpan {
       return this;
     }
     this.usage = parsed.data;
-    const { prompt_tokens, completion_tokens, total_tokens } = parsed.data;
+    const { prompt_tokens, completion_tokens, total_tokens, cached_tokens, reasoning_tokens } =
+      parsed.data;
     this.span.setAttributes({
       [names.llmPromptTokens]: prompt_tokens,
       [names.llmCompletionTokens]: completion_tokens,
@@ -141,6 +152,14 @@ export class ObservedSpan implements CairnSpan {
       [names.genAiInputTokens]: prompt_tokens,
       [names.genAiOutputTokens]: completion_tokens,
     });
+    if (cached_tokens !== undefined) {
+      this.span.setAttribute(names.llmCachedTokens, cached_tokens);
+      this.span.setAttribute(names.genAiCachedTokens, cached_tokens);
+    }
+    if (reasoning_tokens !== undefined) {
+      this.span.setAttribute(names.llmReasoningTokens, reasoning_tokens);
+      this.span.setAttribute(names.genAiReasoningTokens, reasoning_tokens);
+    }
     return this;
   }
 
@@ -150,6 +169,16 @@ export class ObservedSpan implements CairnSpan {
     this.span.setAttribute(names.llmModelName, model);
     this.span.setAttribute(names.genAiRequestModel, model);
     return this;
+  }
+
+  /**
+   * Records the model the provider says answered, once, when the span already names the
+   * requested one (`gpt-4o-mini` asked, `gpt-4o-mini-2024-07-18` answered).
+   */
+  setResponseModel(model: string): void {
+    if (!this.isRecording || this.ended || this.responseModelSet || model === this.model) return;
+    this.responseModelSet = true;
+    this.span.setAttribute(names.genAiResponseModel, model);
   }
 
   /** Ends the span as failed, recording the exception unless told not to. */

@@ -7,7 +7,11 @@ import { describeIssues } from "../core/zod-message.js";
 
 /** Options of `observe()`: exactly these, as DESIGN.md lists them. */
 export interface ObserveOptions {
-  /** What the call is; `retriever` is read as `retrieval`. Default `chain`. */
+  /**
+   * What the call is; `retriever` is read as `retrieval`. Default `chain`, or `llm` for a call
+   * whose first argument is a chat request (`{ model, messages }`), such as
+   * `client.chat.completions.create`.
+   */
   kind?: SpanKind | "retriever";
   /** The model an llm or embedding call uses (for attributes and cost). */
   model?: string;
@@ -34,6 +38,8 @@ export interface ObserveOptions {
 /** Options after validation, in the form `observe()` uses on every call. */
 export interface ResolvedObserveOptions {
   readonly kind: SpanKind;
+  /** False when `kind` is the default: a call whose first argument is a model request is `llm`. */
+  readonly kindGiven: boolean;
   readonly model: string | undefined;
   readonly tags: readonly string[] | undefined;
   readonly expectedOutput: unknown;
@@ -121,6 +127,7 @@ export function resolveObserveOptions(input: unknown): ResolvedObserveOptions {
   const options = parsed.data;
   return {
     kind: options.kind ?? "chain",
+    kindGiven: options.kind !== undefined,
     model: options.model,
     tags: options.tags,
     expectedOutput: options.expectedOutput,

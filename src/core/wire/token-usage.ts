@@ -12,23 +12,33 @@ export interface TokenUsage {
 }
 
 const count = z.number().int().nonnegative();
+// Parts of the prompt and completion counts, in any shape.
+const details = { cached_tokens: count.optional(), reasoning_tokens: count.optional() };
 
 const openAiShape = z.object({
   prompt_tokens: count,
   completion_tokens: count,
   total_tokens: count.optional(),
+  ...details,
 });
-const shortShape = z.object({ prompt: count, completion: count, total: count.optional() });
+const shortShape = z.object({
+  prompt: count,
+  completion: count,
+  total: count.optional(),
+  ...details,
+});
 // Anthropic messages and the OpenAI Responses API report input/output tokens.
 const inputOutputShape = z.object({
   input_tokens: count,
   output_tokens: count,
   total_tokens: count.optional(),
+  ...details,
 });
 
 /**
  * Token usage in any of the shapes providers and the specification use, normalised to
- * {@link TokenUsage}. A missing total is the sum; a total below the sum is an error.
+ * {@link TokenUsage}. A missing total is the sum; a total below the sum is an error, and so are
+ * more cached tokens than prompt tokens or more reasoning tokens than completion tokens.
  */
 export const tokenUsageSchema = z
   .union([openAiShape, shortShape, inputOutputShape], {
@@ -50,5 +60,26 @@ export const tokenUsageSchema = z
       });
       return z.NEVER;
     }
-    return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: total ?? sum };
+    const { cached_tokens: cached, reasoning_tokens: reasoning } = usage;
+    if (cached !== undefined && cached > prompt) {
+      context.addIssue({
+        code: "custom",
+        message: `cached tokens (${cached}) exceed prompt tokens (${prompt})`,
+      });
+      return z.NEVER;
+    }
+    if (reasoning !== undefined && reasoning > completion) {
+      context.addIssue({
+        code: "custom",
+        message: `reasoning tokens (${reasoning}) exceed completion tokens (${completion})`,
+      });
+      return z.NEVER;
+    }
+    return {
+      prompt_tokens: prompt,
+      completion_tokens: completion,
+      total_tokens: total ?? sum,
+      ...(cached === undefined ? {} : { cached_tokens: cached }),
+      ...(reasoning === undefined ? {} : { reasoning_tokens: reasoning }),
+    };
   });

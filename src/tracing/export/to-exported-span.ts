@@ -81,7 +81,17 @@ function usageOf(values: Attributes): ExportedSpan["usage"] {
   const completion = numberOf(values[names.llmCompletionTokens] ?? values[names.genAiOutputTokens]);
   if (prompt === undefined || completion === undefined) return null;
   const total = numberOf(values[names.llmTotalTokens]) ?? prompt + completion;
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: total };
+  const cached = numberOf(values[names.llmCachedTokens] ?? values[names.genAiCachedTokens]);
+  const reasoning = numberOf(
+    values[names.llmReasoningTokens] ?? values[names.genAiReasoningTokens],
+  );
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: total,
+    ...(cached === undefined ? {} : { cached_tokens: cached }),
+    ...(reasoning === undefined ? {} : { reasoning_tokens: reasoning }),
+  };
 }
 
 function text(value: AttributeValue | undefined): string | null {

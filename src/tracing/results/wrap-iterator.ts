@@ -102,14 +102,16 @@ export function wrapAsyncIterator<T, R, N>(
 
 /**
  * An async iterable that is not a generator (an SDK's stream object, say) keeps its own
- * methods and properties; only iterating it goes through {@link wrapAsyncIterator}.
+ * methods and properties; only iterating it goes through {@link wrapAsyncIterator}. `tee()`
+ * (OpenAI's `Stream`) gives two branches of which the first is followed.
  */
 export function wrapAsyncIterable<T extends AsyncIterable<unknown>>(
   iterable: T,
   observation: Observation,
 ): T {
   // Methods run on the object itself (private fields need that), so a method that iterates
-  // internally (`tee()`, say) is not seen; its span then ends when the object is collected.
+  // internally (`toReadableStream()`, say) is not seen; its span then ends when the object is
+  // collected.
   const bound = new Map<PropertyKey, unknown>();
   const proxy = new Proxy(iterable, {
     get(target, property) {
@@ -123,7 +125,10 @@ export function wrapAsyncIterable<T extends AsyncIterable<unknown>>(
       if (typeof value !== "function") return value;
       let method = bound.get(property);
       if (method === undefined) {
-        method = value.bind(target);
+        method =
+          property === "tee"
+            ? followFirstBranch(value as () => unknown, target, proxy, observation)
+            : value.bind(target);
         bound.set(property, method);
       }
       return method;
@@ -131,4 +136,23 @@ export function wrapAsyncIterable<T extends AsyncIterable<unknown>>(
   });
   watchForAbandonment(proxy, observation);
   return proxy;
+}
+
+// The span follows the first branch of a `tee()`, the one a caller usually reads as the answer.
+function followFirstBranch(
+  tee: (...args: unknown[]) => unknown,
+  target: object,
+  proxy: object,
+  observation: Observation,
+): (...args: unknown[]) => unknown {
+  return (...args) => {
+    const branches = tee.apply(target, args);
+    if (!Array.isArray(branches) || !isAsyncIterable(branches[0])) return branches;
+    stopWatching(proxy);
+    return [wrapAsyncIterable(branches[0], observation), ...branches.slice(1)];
+  };
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof value === "object" && value !== null && Symbol.asyncIterator in value;
 }

@@ -31,6 +31,8 @@ import { ScoreStore } from "./store/scores.js";
 import type { SpanStore } from "./store/span-store.js";
 import { VersionStore } from "./store/versions.js";
 
+const mebibyte = 1024 * 1024;
+
 export interface AppParts {
   readonly db: DatabaseSync;
   readonly projects: ProjectStore;
@@ -39,6 +41,12 @@ export interface AppParts {
   readonly ingester: BatchIngester;
   /** Largest request body accepted, in bytes. */
   readonly bodyLimitBytes: number;
+  /**
+   * Largest OTLP body (`POST /v1/traces`, `/v1/logs`), in bytes: an OpenTelemetry SDK sends a
+   * batch as it is, so one large span must not cost its neighbours. Default 32 MiB, or
+   * `bodyLimitBytes` when that is larger; decompressed it may reach twice this, or 64 MiB.
+   */
+  readonly otlpBodyLimitBytes?: number | undefined;
   /** Requests per second per API key. */
   readonly rateLimit: RateLimitOptions;
   /** Failed authentications per second per client address. Default 2/s, burst 20. */
@@ -85,12 +93,21 @@ export function createApp(parts: AppParts) {
   app.get("/health", (c) => c.json({ status: "ok" }));
   app.route("/", docsRoutes());
   const bodyLimit = limitBody(parts.bodyLimitBytes);
-  // A file upload streams to the sandbox's disk, which its size already bounds.
-  app.use((c, next) =>
-    c.req.method === "PUT" && /^\/api\/sandboxes\/[^/]+\/files$/.test(c.req.path)
-      ? next()
-      : bodyLimit(c, next),
+  const otlpBodyLimitBytes = Math.max(
+    parts.otlpBodyLimitBytes ?? 32 * mebibyte,
+    parts.bodyLimitBytes,
   );
+  const otlpBodyLimit = limitBody(otlpBodyLimitBytes);
+  app.use((c, next) => {
+    // A file upload streams to the sandbox's disk, which its size already bounds.
+    if (c.req.method === "PUT" && /^\/api\/sandboxes\/[^/]+\/files$/.test(c.req.path)) {
+      return next();
+    }
+    if (c.req.method === "POST" && /^\/v1\/(traces|logs)$/.test(c.req.path)) {
+      return otlpBodyLimit(c, next);
+    }
+    return bodyLimit(c, next);
+  });
   const sandboxes = parts.sandboxes ?? { unavailable: "this service runs no sandboxes" };
   app.use(
     requireApiKey(parts.projects, {
@@ -101,8 +118,13 @@ export function createApp(parts: AppParts) {
   );
   app.use(rateLimitPerKey(parts.rateLimit));
   app.route("/", ingestRoutes(parts.ingester));
-  // A gzip body may inflate a lot; decoding stops at four times the body limit.
-  app.route("/", otlpRoutes(parts.spans, { maxDecodedBytes: 4 * parts.bodyLimitBytes }));
+  // A gzip body may inflate a lot; decoding stops at twice the OTLP body limit, or 64 MiB.
+  app.route(
+    "/",
+    otlpRoutes(parts.spans, {
+      maxDecodedBytes: Math.max(2 * otlpBodyLimitBytes, 64 * mebibyte),
+    }),
+  );
   const scores = new ScoreStore(parts.db);
   const serviceScorers = parts.scorers ?? {};
   app.route("/", traceRoutes(parts.db, parts.spans, scores));

@@ -38,6 +38,8 @@ export interface ServerOptions {
   apiKey?: string;
   /** Largest request body, in bytes. Default 10 MiB. */
   bodyLimitBytes?: number;
+  /** Largest OTLP body (`POST /v1/traces`, `/v1/logs`), in bytes. Default 32 MiB. */
+  otlpBodyLimitBytes?: number;
   /** Requests per second per API key, and the burst allowed. Default 200/s, burst 400. */
   rateLimit?: RateLimitOptions;
   /**
@@ -189,6 +191,7 @@ async function startParts(
     sandboxes,
     corsOrigins: options.corsOrigins,
     bodyLimitBytes: options.bodyLimitBytes ?? 10 * 1024 * 1024,
+    otlpBodyLimitBytes: options.otlpBodyLimitBytes,
     rateLimit: options.rateLimit ?? defaultRateLimit,
     failedAuthLimit: options.failedAuthLimit,
     clientAddress: (c) => clientKey(getConnInfo(c).remote.address ?? "unknown"),

@@ -148,7 +148,15 @@ describe("decodeOtlpTraceRequest", () => {
     expect(fromJson).toEqual(fromProtobuf);
     const { batches } = decode(serialize(spans, "protobuf"), protobufType);
     expect(batches.map((batch) => batch.resource)).toEqual([
-      { service_name: "otel-app", sdk_name: "opentelemetry", sdk_version: "3.1.0" },
+      {
+        service_name: "otel-app",
+        sdk_name: "opentelemetry",
+        sdk_version: "3.1.0",
+        attributes: expect.objectContaining({
+          "service.name": "otel-app",
+          "telemetry.sdk.name": "opentelemetry",
+        }),
+      },
     ]);
   });
 
@@ -378,7 +386,7 @@ describe("decodeOtlpTraceRequest", () => {
       kv: '{"n":1}',
       bytes: "AQID",
       nested: "[[1]]",
-      ints: [2],
+      ints: [2, null],
       big: "9007199254740993",
       nan: "NaN",
       "service.name": "py-app",
@@ -419,15 +427,19 @@ describe("decodeOtlpTraceRequest", () => {
       const spans = exporter.getFinishedSpans();
       expect(spans.map((span) => span.name).sort()).toEqual(["answer", "draft", "lookup"]);
       const { batches } = decode(serialize(spans, "protobuf"), protobufType);
-      expect(batches.map((batch) => batch.resource)).toEqual([
+      expect(batches.map((batch) => batch.resource)).toMatchObject([
         { service_name: "support-bot", sdk_name: "cairn", sdk_version: expect.any(String) },
       ]);
       const decoded = batches.flatMap((batch) => batch.spans);
-      // The one difference: the OTLP record carries the resource's service.name as an
-      // attribute, where Cairn's JSON export carries it once per batch.
+      // The differences: the OTLP record carries the resource's service.name as an attribute,
+      // where Cairn's JSON export carries it once per batch, and OTLP's span kind and scope,
+      // which Cairn's export leaves out (its spans are all internal, from the scope "cairn").
       for (const span of decoded) {
         expect(span.attributes["service.name"]).toBe("support-bot");
+        expect(span).toMatchObject({ span_kind: "internal", scope: { name: "cairn" } });
         delete span.attributes["service.name"];
+        delete span.span_kind;
+        delete span.scope;
       }
       expect(decoded).toEqual(spans.map(toExportedSpan));
       expect(byName(decoded, "draft")).toMatchObject({ kind: "llm", cost_usd: expect.any(Number) });
@@ -438,8 +450,9 @@ describe("decodeOtlpTraceRequest", () => {
   });
 
   it("returns no batches for a request without spans", () => {
-    expect(decode(json({ resourceSpans: [] }), jsonType)).toEqual({ batches: [], spanCount: 0 });
-    expect(decode(new Uint8Array(), protobufType)).toEqual({ batches: [], spanCount: 0 });
+    const none = { batches: [], spanCount: 0, refused: undefined };
+    expect(decode(json({ resourceSpans: [] }), jsonType)).toMatchObject(none);
+    expect(decode(new Uint8Array(), protobufType)).toMatchObject(none);
   });
 });
 

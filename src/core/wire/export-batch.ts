@@ -86,6 +86,13 @@ export const exportedSpanSchema = z.strictObject({
 /** The batch's resource attributes beyond the three named fields (OTLP keeps them all). */
 const resourceAttributes = attributeMap.optional();
 
+/** The resource a stored span came from, as the trace API returns it with the span. */
+export const spanResourceSchema = z.object({
+  service_name: z.string().describe("the resource's service.name"),
+  attributes: attributeMap.describe("every resource attribute, as sent over OTLP"),
+});
+export type SpanResource = z.infer<typeof spanResourceSchema>;
+
 /** The body of `POST {endpoint}/traces`. Documented in docs/export-format.md. */
 export const exportBatchSchema = z.strictObject({
   resource: z.strictObject({

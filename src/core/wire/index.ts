@@ -6,6 +6,8 @@ export {
   exportedSpanSchema,
   type OtelSpanKind,
   otelSpanKinds,
+  type SpanResource,
+  spanResourceSchema,
 } from "./export-batch.js";
 export { parseSpanKind, type SpanKind, spanKindSchema, spanKinds } from "./span-kind.js";
 export { type TokenUsage, tokenUsageSchema } from "./token-usage.js";

@@ -1,5 +1,10 @@
 import { z } from "zod";
-import { type ExportedSpan, exportedSpanSchema } from "./export-batch.js";
+import {
+  type ExportedSpan,
+  exportedSpanSchema,
+  type SpanResource,
+  spanResourceSchema,
+} from "./export-batch.js";
 import { scoreSchema } from "./scores.js";
 import { spanKinds } from "./span-kind.js";
 
@@ -40,6 +45,8 @@ export const traceListSchema = z.object({
 
 /** A span of a trace, with the spans under it. */
 export interface TraceSpan extends ExportedSpan {
+  /** The resource (service) that sent the span; absent from services older than 0.1. */
+  readonly resource?: SpanResource | undefined;
   readonly children: TraceSpan[];
 }
 
@@ -48,6 +55,7 @@ export interface TraceSpan extends ExportedSpan {
 const traceSpanSchema: z.ZodType<TraceSpan> = z
   .object({
     ...exportedSpanSchema.shape,
+    resource: spanResourceSchema.optional(),
     get children() {
       return z.array(traceSpanSchema).describe("child spans, same shape");
     },

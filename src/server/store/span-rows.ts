@@ -1,4 +1,4 @@
-import type { ExportedSpan, OtelSpanKind } from "../../core/wire/index.js";
+import type { ExportedSpan, OtelSpanKind, SpanResource } from "../../core/wire/index.js";
 
 /** A row of the spans table. */
 export interface SpanRow {
@@ -31,7 +31,12 @@ export interface SpanRow {
   span_kind: string | null;
   scope: string | null;
   links: string | null;
+  service_name: string;
+  resource: string | null;
 }
+
+/** A stored span: the export format it arrived in, with the resource that sent it. */
+export type StoredSpan = ExportedSpan & { resource: SpanResource };
 
 /** Microseconds since the epoch of an ISO time (the wire carries milliseconds). */
 export function isoToMicros(iso: string): number {
@@ -42,8 +47,8 @@ export function microsToIso(micros: number): string {
   return new Date(Math.floor(micros / 1000)).toISOString();
 }
 
-/** The span as the API returns it: the export format it arrived in. */
-export function rowToSpan(row: SpanRow): ExportedSpan {
+/** The span as the API returns it: the export format it arrived in, and its resource. */
+export function rowToSpan(row: SpanRow): StoredSpan {
   return {
     trace_id: `tr_${row.trace_id}`,
     span_id: row.span_id,
@@ -79,5 +84,10 @@ export function rowToSpan(row: SpanRow): ExportedSpan {
     ...(row.span_kind === null ? {} : { span_kind: row.span_kind as OtelSpanKind }),
     ...(row.scope === null ? {} : { scope: JSON.parse(row.scope) as ExportedSpan["scope"] }),
     ...(row.links === null ? {} : { links: JSON.parse(row.links) as ExportedSpan["links"] }),
+    resource: {
+      service_name: row.service_name,
+      attributes:
+        row.resource === null ? {} : (JSON.parse(row.resource) as SpanResource["attributes"]),
+    },
   };
 }

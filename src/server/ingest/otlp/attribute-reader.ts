@@ -89,14 +89,14 @@ export const amount: ValueReader<number> = (value) =>
   typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : undefined;
 
 /**
- * A list of strings; a single string is a list of one, unless it is a JSON list of strings
- * (OpenInference's `setTags` writes `tag.tags` that way).
+ * A list of strings, without the array's empty (null) items; a single string is a list of one,
+ * unless it is a JSON list of strings (OpenInference's `setTags` writes `tag.tags` that way).
  */
 export const strings: ValueReader<string[]> = (value) => {
   if (typeof value === "string") return jsonStrings(value) ?? [value];
-  return Array.isArray(value) && value.every((item) => typeof item === "string")
-    ? (value as string[])
-    : undefined;
+  if (!Array.isArray(value)) return undefined;
+  const items = value.filter((item) => item !== null);
+  return items.every((item) => typeof item === "string") ? (items as string[]) : undefined;
 };
 
 function jsonStrings(text: string): string[] | undefined {

@@ -1,9 +1,17 @@
-import type { ExportBatch } from "../../../core/wire/index.js";
+import type { ExportBatch, ExportedSpan } from "../../../core/wire/index.js";
 import type { PriceTable } from "../../../tracing/prices.js";
-import { parseOtlpContentType } from "./content-type.js";
+import {
+  attributeLimitBytes,
+  capAttributes,
+  capSpan,
+  payloadLimitBytes,
+  spanLimitBytes,
+} from "./cap-span.js";
+import { type OtlpEncoding, parseOtlpContentType } from "./content-type.js";
 import { decodeJsonRequest } from "./decode-json.js";
 import { decodeProtobufRequest } from "./decode-protobuf.js";
 import { decompressBody } from "./decompress-body.js";
+import type { PartialSuccess } from "./export-response.js";
 import { mapOtlpSpan } from "./map-span.js";
 import type { OtlpResourceRecord, WireAttributes } from "./otlp-records.js";
 import { readTraceRequest } from "./read-request.js";
@@ -23,27 +31,32 @@ export interface OtlpDecodeOptions {
 
 /** The spans of one OTLP request, one batch per OTLP resource (with none for no spans). */
 export interface DecodedOtlpTraces {
+  readonly encoding: OtlpEncoding;
   readonly batches: readonly ExportBatch[];
   /** Spans across all batches. */
   readonly spanCount: number;
+  /** The spans refused for their size, and why; undefined when none was. */
+  readonly refused: PartialSuccess | undefined;
 }
 
 /**
  * Decodes the body of `POST /v1/traces` (OTLP/HTTP, protobuf or JSON, optionally gzip) into
  * Cairn's export format: one {@link ExportBatch} per OTLP resource, its `resource` taken from
- * `service.name`, `telemetry.sdk.name` and `telemetry.sdk.version`. OpenInference and GenAI
- * attributes become kind, model, usage, cost, session and tags; other spans are `chain`
- * with their attributes kept.
+ * `service.name`, `telemetry.sdk.name` and `telemetry.sdk.version` with every resource
+ * attribute kept. The GenAI conventions (OpenInference, OTel GenAI, the AI SDK, OpenLLMetry)
+ * become kind, model, usage, cost, input, output, session and tags; span kind, scope and links
+ * are kept. Values are capped ({@link capSpan}); a span still over {@link spanLimitBytes} is
+ * refused and counted in `refused`, and the others are kept.
  *
  * Throws a `CairnError`: `unsupported_media_type` for a content type or encoding other than
  * these, `payload_too_large` past `maxDecodedBytes` or 10,000 spans (`maxSpansPerRequest`),
  * `invalid_request` for a body that is not a valid request, naming what is wrong and where.
  *
  * @example
- * const { batches } = decodeOtlpTraceRequest(
+ * const { batches, refused } = decodeOtlpTraceRequest(
  *   body,
  *   { contentType: request.headers["content-type"], contentEncoding: request.headers["content-encoding"] },
- *   { maxDecodedBytes: 16 * 1024 * 1024, prices: new PriceTable() },
+ *   { maxDecodedBytes: 64 * 1024 * 1024, prices: new PriceTable() },
  * );
  */
 export function decodeOtlpTraceRequest(
@@ -56,18 +69,36 @@ export function decodeOtlpTraceRequest(
   const request = encoding === "json" ? decodeJsonRequest(decoded) : decodeProtobufRequest(decoded);
   const resources = readTraceRequest(request);
   const batches: ExportBatch[] = [];
+  const refused: string[] = [];
   let spanCount = 0;
   for (const resource of resources) {
-    if (resource.spans.length === 0) continue;
     const serviceName = stringAttribute(resource.attributes, "service.name");
     const context = { serviceName, prices: options.prices };
-    batches.push({
-      resource: resourceOf(resource, serviceName),
-      spans: resource.spans.map((span) => mapOtlpSpan(span, context)),
-    });
-    spanCount += resource.spans.length;
+    const spans: ExportedSpan[] = [];
+    for (const record of resource.spans) {
+      const { span, bytes } = capSpan(mapOtlpSpan(record, context));
+      if (bytes <= spanLimitBytes) spans.push(span);
+      else refused.push(`span ${span.span_id} of trace ${span.trace_id} (${mebibytes(bytes)})`);
+    }
+    if (spans.length === 0) continue;
+    batches.push({ resource: resourceOf(resource, serviceName), spans });
+    spanCount += spans.length;
   }
-  return { batches, spanCount };
+  return { encoding, batches, spanCount, refused: refusedSpans(refused) };
+}
+
+function refusedSpans(refused: readonly string[]): PartialSuccess | undefined {
+  if (refused.length === 0) return undefined;
+  const listed = refused.slice(0, 5).join(", ");
+  const more = refused.length > 5 ? ` and ${refused.length - 5} more` : "";
+  return {
+    rejected: refused.length,
+    errorMessage: `${refused.length} span${refused.length === 1 ? " was" : "s were"} refused for holding more than ${mebibytes(spanLimitBytes)} once each attribute was capped at ${attributeLimitBytes / 1024} KiB and input and output at ${mebibytes(payloadLimitBytes)}: ${listed}${more}; the other spans were stored`,
+  };
+}
+
+function mebibytes(bytes: number): string {
+  return `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;
 }
 
 // The OpenTelemetry specification's fallbacks for a resource that does not say.
@@ -79,6 +110,7 @@ function resourceOf(
     service_name: serviceName ?? "unknown_service",
     sdk_name: stringAttribute(resource.attributes, "telemetry.sdk.name") ?? "unknown",
     sdk_version: stringAttribute(resource.attributes, "telemetry.sdk.version") ?? "unknown",
+    attributes: capAttributes(resource.attributes),
   };
 }
 

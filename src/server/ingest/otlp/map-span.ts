@@ -74,6 +74,17 @@ export function mapOtlpSpan(span: OtlpSpanRecord, context: MapSpanContext): Expo
       time: new Date(toMilliseconds(toHrTime(event.timeUnixNano))).toISOString(),
       attributes: event.attributes,
     })),
+    ...(span.spanKind === undefined ? {} : { span_kind: span.spanKind }),
+    ...(span.scope === null ? {} : { scope: span.scope }),
+    ...(span.links.length === 0
+      ? {}
+      : {
+          links: span.links.map((link) => ({
+            trace_id: toCairnTraceId(link.traceId),
+            span_id: link.spanId,
+            attributes: link.attributes,
+          })),
+        }),
   };
 }
 

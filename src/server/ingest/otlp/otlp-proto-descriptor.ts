@@ -168,6 +168,15 @@ const collectorTrace = {
         },
       },
     },
+    ExportTraceServiceResponse: {
+      fields: { partialSuccess: { type: "ExportTracePartialSuccess", id: 1 } },
+    },
+    ExportTracePartialSuccess: {
+      fields: {
+        rejectedSpans: { type: "int64", id: 1 },
+        errorMessage: { type: "string", id: 2 },
+      },
+    },
   },
 };
 
@@ -258,6 +267,10 @@ export const otlpTraceDescriptor = {
 /** The full name of the request message of `POST /v1/traces`. */
 export const exportTraceServiceRequestName =
   "opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest";
+
+/** The full name of the response message of `POST /v1/traces`. */
+export const exportTraceServiceResponseName =
+  "opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse";
 
 /** The full name of the request message of `POST /v1/logs`. */
 export const exportLogsServiceRequestName =

@@ -6,7 +6,7 @@ export type Plain =
   | string
   | number
   | boolean
-  | readonly Plain[]
+  | readonly (Plain | null)[]
   | { readonly [key: string]: Plain };
 
 const maxDepth = 64;
@@ -58,10 +58,11 @@ function readAnyValue(value: unknown, where: string, depth: number): Plain | und
   if (present("doubleValue")) return readDouble(any.doubleValue, where);
   if (present("arrayValue")) {
     const values = readList(readMessage(any.arrayValue, where).values, `${where}.arrayValue`);
-    return values.flatMap((item, index) => {
-      const plain = readAnyValue(item, `${where}.arrayValue.values[${index}]`, depth + 1);
-      return plain === undefined ? [] : [plain];
-    });
+    // An empty item keeps its position, as null: ["a", null, "b"] stays three items.
+    return values.map(
+      (item, index) =>
+        readAnyValue(item, `${where}.arrayValue.values[${index}]`, depth + 1) ?? null,
+    );
   }
   if (present("kvlistValue")) {
     const values = readMessage(any.kvlistValue, where).values;
@@ -107,19 +108,23 @@ function readDouble(value: unknown, where: string): number {
 
 // Mirrors the SDK's own conversion (tracing/export/to-exported-span.ts) for what OpenTelemetry
 // JS can hold, and keeps anything richer as JSON so nothing is lost.
+// Arrays of one primitive type keep their nulls, as OpenTelemetry allows.
 function toWireValue(plain: Plain): WireValue {
   if (typeof plain === "number") return Number.isFinite(plain) ? plain : String(plain);
   if (typeof plain === "string" || typeof plain === "boolean") return plain;
   if (!isArray(plain)) return JSON.stringify(plain);
-  if (plain.every((item) => typeof item === "string")) return [...plain] as string[];
-  if (plain.every((item) => typeof item === "number" && Number.isFinite(item))) {
-    return [...plain] as number[];
+  const items = plain.filter((item) => item !== null);
+  if (items.every((item) => typeof item === "string")) return [...plain] as (string | null)[];
+  if (items.every((item) => typeof item === "number" && Number.isFinite(item))) {
+    return [...plain] as (number | null)[];
   }
-  if (plain.every((item) => typeof item === "boolean")) return [...plain] as boolean[];
-  if (plain.every((item) => typeof item !== "object")) return plain.map(String);
+  if (items.every((item) => typeof item === "boolean")) return [...plain] as (boolean | null)[];
+  if (items.every((item) => typeof item !== "object")) {
+    return plain.map((item) => (item === null ? null : String(item)));
+  }
   return JSON.stringify(plain);
 }
 
-function isArray(plain: Plain): plain is readonly Plain[] {
+function isArray(plain: Plain): plain is readonly (Plain | null)[] {
   return Array.isArray(plain);
 }

@@ -1,5 +1,12 @@
 import { CairnError } from "../../../core/errors/index.js";
-import type { OtlpEventRecord, OtlpResourceRecord, OtlpSpanRecord } from "./otlp-records.js";
+import type { OtelSpanKind } from "../../../core/wire/index.js";
+import type {
+  OtlpEventRecord,
+  OtlpLinkRecord,
+  OtlpResourceRecord,
+  OtlpScopeRecord,
+  OtlpSpanRecord,
+} from "./otlp-records.js";
 import { readAttributes } from "./read-attributes.js";
 import {
   invalid,
@@ -61,15 +68,25 @@ function readResource(value: unknown, resourceIndex: number): OtlpResourceRecord
     `${where}: scopeSpans`,
   ).entries()) {
     const scopeWhere = `scope ${scopeIndex} of ${where}`;
-    const list = readList(readMessage(scope, scopeWhere).spans, `${scopeWhere}: spans`);
+    const scopeMessage = readMessage(scope, scopeWhere);
+    const library = readScope(scopeMessage.scope, `${scopeWhere}: scope`);
+    const list = readList(scopeMessage.spans, `${scopeWhere}: spans`);
     for (const [spanIndex, span] of list.entries()) {
-      spans.push(readSpan(span, `span ${spanIndex} of ${scopeWhere}`));
+      spans.push(readSpan(span, `span ${spanIndex} of ${scopeWhere}`, library));
     }
   }
   return { attributes: readAttributes(resource.attributes, `${where}: attributes`), spans };
 }
 
-function readSpan(value: unknown, where: string): OtlpSpanRecord {
+function readScope(value: unknown, where: string): OtlpScopeRecord | null {
+  const scope = readMessage(value, where);
+  const name = readString(scope.name, `${where}.name`);
+  if (name === "") return null;
+  const version = readString(scope.version, `${where}.version`);
+  return { name, version: version === "" ? null : version };
+}
+
+function readSpan(value: unknown, where: string, scope: OtlpScopeRecord | null): OtlpSpanRecord {
   const span = readMessage(value, where);
   const traceId = requiredId(readId(span.traceId, 16, "trace id", where), "trace id", where);
   const spanId = requiredId(readId(span.spanId, 8, "span id", where), "span id", where);
@@ -92,6 +109,48 @@ function readSpan(value: unknown, where: string): OtlpSpanRecord {
     events,
     statusCode: readStatusCode(status.code, `${where}: status.code`),
     statusMessage: readString(status.message, `${where}: status.message`),
+    spanKind: readSpanKind(span.kind, `${where}: kind`),
+    scope,
+    links: readList(span.links, `${where}: links`).map((link, index) =>
+      readLink(link, `${where}: links[${index}]`),
+    ),
+  };
+}
+
+// SpanKind: 0 unspecified, then internal, server, client, producer, consumer.
+const spanKindNames: readonly (OtelSpanKind | undefined)[] = [
+  undefined,
+  "internal",
+  "server",
+  "client",
+  "producer",
+  "consumer",
+];
+
+/** `Span.kind`: OTLP/JSON writes enums as integers; the names (`SPAN_KIND_SERVER`) are read too. */
+function readSpanKind(value: unknown, where: string): OtelSpanKind | undefined {
+  if (value === undefined || value === null) return undefined;
+  const index =
+    typeof value === "string"
+      ? spanKindNames.findIndex(
+          (name, at) => at > 0 && value === `SPAN_KIND_${name?.toUpperCase()}`,
+        )
+      : value;
+  if (value === "SPAN_KIND_UNSPECIFIED") return undefined;
+  if (typeof index !== "number" || !Number.isInteger(index) || index < 0 || index > 5) {
+    throw invalid(
+      `${where} must be a span kind (0 unspecified, 1 internal, 2 server, 3 client, 4 producer, 5 consumer), but is ${JSON.stringify(value)}`,
+    );
+  }
+  return spanKindNames[index];
+}
+
+function readLink(value: unknown, where: string): OtlpLinkRecord {
+  const link = readMessage(value, where);
+  return {
+    traceId: requiredId(readId(link.traceId, 16, "trace id", where), "trace id", where),
+    spanId: requiredId(readId(link.spanId, 8, "span id", where), "span id", where),
+    attributes: readAttributes(link.attributes, `${where}: attributes`),
   };
 }
 

@@ -15,6 +15,9 @@ function span(attributes: WireAttributes, events: OtlpSpanRecord["events"] = [])
     events,
     statusCode: 0,
     statusMessage: "",
+    spanKind: undefined,
+    scope: null,
+    links: [],
   };
 }
 

@@ -1,5 +1,5 @@
 import type { OtlpEncoding } from "../content-type.js";
-import { otlpMessageType } from "../decode-protobuf.js";
+import { exportResponseBody } from "../export-response.js";
 import { exportLogsServiceResponseName } from "../otlp-proto-descriptor.js";
 
 /** Why records without a trace and span id are refused, for `partialSuccess.errorMessage`. */
@@ -15,16 +15,8 @@ export function logsResponseBody(
   encoding: OtlpEncoding,
   rejected: number,
 ): Uint8Array<ArrayBuffer> | object {
-  const response =
-    rejected === 0
-      ? {}
-      : {
-          partialSuccess: {
-            rejectedLogRecords: String(rejected),
-            errorMessage: rejectedMessage(rejected),
-          },
-        };
-  if (encoding === "json") return response;
-  const type = otlpMessageType(exportLogsServiceResponseName);
-  return new Uint8Array(type.encode(type.fromObject(response)).finish());
+  return exportResponseBody(encoding, exportLogsServiceResponseName, "rejectedLogRecords", {
+    rejected,
+    errorMessage: rejectedMessage(rejected),
+  });
 }

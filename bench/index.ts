@@ -5,6 +5,7 @@
 
 import { runAnalyticsBench } from "./analytics.js";
 import { runIngestBench } from "./ingest.js";
+import { runOtlpBench } from "./otlp.js";
 import { runSandboxBench } from "./sandbox.js";
 import { runStartupBench } from "./startup.js";
 import { runTracingBench } from "./tracing.js";
@@ -13,6 +14,7 @@ const benchmarks: Readonly<Record<string, () => Promise<void>>> = {
   tracing: runTracingBench,
   startup: runStartupBench,
   ingest: runIngestBench,
+  otlp: runOtlpBench,
   analytics: runAnalyticsBench,
   sandbox: runSandboxBench,
 };

@@ -50,6 +50,8 @@ const routes: RouteConfig[] = [
     method: "post",
     path: "/v1/traces",
     summary: "Store spans sent with OTLP/HTTP (protobuf or JSON, gzip accepted)",
+    description:
+      "The GenAI conventions (OpenInference, OTel GenAI, the AI SDK's ai.*, OpenLLMetry) become kind, model, usage, cost, input and output; span kind, scope, links and resource attributes are kept. Bodies up to 32 MiB (64 MiB decompressed). Each attribute value is capped at 32 KiB and input and output at 1 MiB (the value ends with a truncation marker and cairn.truncated.<key> records its size); a span still over 4 MiB is refused and counted in partialSuccess while the others are stored. Idempotent on (trace_id, span_id).",
     request: {
       body: {
         content: {
@@ -59,7 +61,10 @@ const routes: RouteConfig[] = [
       },
     },
     responses: {
-      200: { description: "an empty ExportTraceServiceResponse, in the request's encoding" },
+      200: {
+        description:
+          "an ExportTraceServiceResponse in the request's encoding: empty, or with partialSuccess {rejectedSpans, errorMessage} naming the spans refused for their size",
+      },
       ...errorResponses("invalid_request", "payload_too_large", "unsupported_media_type"),
       ...common,
     },

@@ -246,6 +246,56 @@ const steps: readonly string[] = [
   CREATE INDEX pending_log_events_by_span ON pending_log_events (project_id, trace_id, span_id);
   CREATE INDEX pending_log_events_by_age ON pending_log_events (received_ms);
   `,
+  // 9: secret stores (values sealed with AES-256-GCM under the master key, never stored in
+  // plaintext), the store a sandbox uses, browser tokens scoped to one sandbox, the signed
+  // URLs that may be used once (PUT), and egress bytes in usage.
+  `
+  CREATE TABLE secret_stores (
+    project_id TEXT NOT NULL REFERENCES projects (id),
+    name TEXT NOT NULL,
+    allowlist TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (project_id, name)
+  ) STRICT;
+
+  CREATE TABLE secrets (
+    id TEXT NOT NULL UNIQUE,
+    project_id TEXT NOT NULL,
+    store TEXT NOT NULL,
+    key TEXT NOT NULL,
+    hosts TEXT,
+    key_id TEXT NOT NULL,
+    nonce BLOB NOT NULL,
+    ciphertext BLOB NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (project_id, store, key),
+    FOREIGN KEY (project_id, store) REFERENCES secret_stores (project_id, name) ON DELETE CASCADE
+  ) STRICT;
+
+  ALTER TABLE sandboxes ADD COLUMN secret_store TEXT;
+
+  CREATE TABLE sandbox_tokens (
+    id TEXT PRIMARY KEY,
+    project_id TEXT NOT NULL REFERENCES projects (id),
+    sandbox_id TEXT NOT NULL REFERENCES sandboxes (id),
+    token_hash TEXT NOT NULL UNIQUE,
+    scopes TEXT NOT NULL,
+    origin TEXT,
+    created_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL,
+    revoked_at TEXT
+  ) STRICT;
+  CREATE INDEX sandbox_tokens_by_sandbox ON sandbox_tokens (sandbox_id);
+
+  CREATE TABLE signed_url_uses (
+    nonce TEXT PRIMARY KEY,
+    expires_ms INTEGER NOT NULL
+  ) STRICT, WITHOUT ROWID;
+
+  ALTER TABLE sandbox_usage ADD COLUMN egress_bytes INTEGER NOT NULL DEFAULT 0;
+  `,
 ];
 
 /**

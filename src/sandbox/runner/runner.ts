@@ -62,6 +62,11 @@ export interface RunnerSettings {
   readonly checkpointMs?: number;
   /** Sandboxes of the base template and default size started ahead. Default 2. */
   readonly warmSandboxes?: number;
+  /**
+   * Variables every exec of a sandbox gets, under the exec's own: its secrets' placeholders
+   * (egress/policy.ts, `secretEnvironment`) and its egress proxy. Asked at each exec.
+   */
+  readonly environmentFor?: (sandboxId: string) => Readonly<Record<string, string>>;
 }
 
 export interface CreateOptions {
@@ -435,6 +440,7 @@ export class SandboxRunner {
         {
           sandboxId: id,
           entry: sandbox.entry,
+          env: this.settings.environmentFor?.(id) ?? {},
           cgroupProcs: child?.procsFiles ?? [],
           usage: async () => {
             const usage = await child?.usage();

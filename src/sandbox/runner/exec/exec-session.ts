@@ -19,6 +19,8 @@ import { SignalBatcher } from "./signal-batcher.js";
 export interface ExecPlace {
   readonly sandboxId: string;
   readonly entry: SandboxEntry;
+  /** The sandbox's own variables (secret placeholders, proxy), under the exec's. */
+  readonly env?: Readonly<Record<string, string>>;
   readonly cgroupProcs: readonly string[];
   /** The exec's cgroup usage, for its span; undefined when cgroups are not enforced. */
   readonly usage: () => Promise<CgroupUsage | undefined>;
@@ -219,6 +221,7 @@ export class ExecSession implements ExecSessionPort {
       argv: [cmd, ...args],
       env: {
         ...defaultEnv,
+        ...this.place.env,
         ...(pty === undefined ? {} : { TERM: "xterm-256color" }),
         ...this.request.env,
       },

@@ -127,7 +127,7 @@ function start(
     runtime.idGenerator.chooseNextTraceId(forcedTraceId);
     parentContext = ROOT_CONTEXT;
   }
-  const { kind, model, modelAttributes } = kindAndModelOf(options, args);
+  const { kind, model, modelAttributes, inferred } = kindAndModelOf(options, args);
   const sessionId = options.sessionId ?? parent.sessionId;
   const tags = mergeTags(parent.tags, options.tags);
   const version = options.version ?? parent.version;
@@ -153,7 +153,7 @@ function start(
 
   const otelSpan = runtime.tracer.startSpan(name, undefined, parentContext);
   runtime.idGenerator.clear();
-  const span = new ObservedSpan(otelSpan, kind, model, runtime);
+  const span = new ObservedSpan(otelSpan, kind, model, runtime, parent.span, inferred);
   runtime.spanStarted(span);
   if (span.isRecording) {
     otelSpan.setAttributes(attributes);
@@ -181,32 +181,32 @@ function start(
 
 /**
  * The kind and model of one call: a chat request as first argument makes a call of default kind
- * an llm span, and names the model of an llm or embedding span that the options do not.
+ * an llm span, and names the model of an llm or embedding span that the options do not. An
+ * inferred llm span gets its kind and model attributes when it ends (ObservedSpan), once it is
+ * known that no model call ran below it.
  */
 function kindAndModelOf(
   options: ResolvedObserveOptions,
   args: readonly unknown[],
-): { kind: SpanKind; model: string | undefined; modelAttributes: Attributes | undefined } {
+): {
+  kind: SpanKind;
+  model: string | undefined;
+  modelAttributes: Attributes | undefined;
+  inferred: boolean;
+} {
   const request = modelRequestOf(args[0]);
-  if (request === undefined) return { ...options, modelAttributes: undefined };
+  if (request === undefined) return { ...options, modelAttributes: undefined, inferred: false };
   const inferred = !options.kindGiven && request.isChat;
   const kind = inferred ? "llm" : options.kind;
-  const modelAttributes: Attributes = {};
-  if (inferred) {
-    modelAttributes[names.openInferenceKind] = openInferenceKinds.llm;
-    modelAttributes[names.genAiOperation] = genAiOperations.llm;
-  }
   let model = options.model;
+  let modelAttributes: Attributes | undefined;
   if (model === undefined && (kind === "llm" || kind === "embedding")) {
     model = request.model;
-    modelAttributes[names.llmModelName] = model;
-    modelAttributes[names.genAiRequestModel] = model;
+    if (!inferred) {
+      modelAttributes = { [names.llmModelName]: model, [names.genAiRequestModel]: model };
+    }
   }
-  return {
-    kind,
-    model,
-    modelAttributes: Object.keys(modelAttributes).length > 0 ? modelAttributes : undefined,
-  };
+  return { kind, model, modelAttributes, inferred };
 }
 
 function settle(observation: Observation, result: unknown): unknown {

@@ -5,7 +5,7 @@ import type { SpanKind, TokenUsage } from "../core/wire/index.js";
 import { tokenUsageSchema } from "../core/wire/index.js";
 import { describeIssues } from "../core/zod-message.js";
 import { toAttributes, toAttributeValue } from "./attribute-value.js";
-import { attributes as names } from "./attributes.js";
+import { genAiOperations, attributes as names, openInferenceKinds } from "./attributes.js";
 import type { PriceTable } from "./prices.js";
 import { type SerializeOptions, serialize } from "./serialize.js";
 
@@ -66,15 +66,37 @@ export class ObservedSpan implements CairnSpan {
   private outputSet = false;
   private responseModelSet = false;
   private ended = false;
+  /** A model call ran below this span (an llm or embedding span started under it). */
+  private modelCallBelow = false;
 
+  /**
+   * `inferred`: the kind is `llm` only because the call's first argument was a chat request.
+   * Such a span says so when it ends, and only if no model call ran below it: a function that
+   * passes its request on to an observed client is the client's caller, not a second model
+   * call, and must not count the tokens again.
+   */
   constructor(
     readonly span: Span,
-    readonly kind: SpanKind,
+    private readonly baseKind: SpanKind,
     model: string | undefined,
     private readonly settings: SpanSettings,
+    private readonly parent: ObservedSpan | undefined = undefined,
+    private readonly inferred = false,
   ) {
     this.model = model;
     this.isRecording = span.isRecording();
+    if (baseKind === "llm" || baseKind === "embedding") parent?.noteModelCallBelow();
+  }
+
+  /** `chain` for a span whose `llm` kind was inferred but that called a model below it. */
+  get kind(): SpanKind {
+    return this.inferred && this.modelCallBelow ? "chain" : this.baseKind;
+  }
+
+  private noteModelCallBelow(): void {
+    if (this.modelCallBelow) return;
+    this.modelCallBelow = true;
+    this.parent?.noteModelCallBelow();
   }
 
   get traceId(): string {
@@ -211,6 +233,15 @@ export class ObservedSpan implements CairnSpan {
   /** Ends the span with whatever status it has; later calls do nothing. */
   end(): void {
     if (this.ended) return;
+    if (this.isRecording && this.inferred && this.kind === "llm") {
+      this.span.setAttributes({
+        [names.openInferenceKind]: openInferenceKinds.llm,
+        [names.genAiOperation]: genAiOperations.llm,
+        ...(this.model === undefined
+          ? {}
+          : { [names.llmModelName]: this.model, [names.genAiRequestModel]: this.model }),
+      });
+    }
     if (this.isRecording && this.usage !== undefined) this.recordCost(this.usage);
     this.ended = true;
     this.span.end();

@@ -443,3 +443,59 @@ describe("observe() on the official openai client against an OpenAI-compatible s
     }
   });
 });
+
+describe("observe() on a function that passes a chat request on to an observed client", () => {
+  const memory = useMemoryExporter();
+
+  it("keeps the caller a chain, so the model call's tokens count once", async () => {
+    const fake = await startFakeOpenAI([{ text: "Bonjour", usage: defaultUsageOf(40, 8) }]);
+    try {
+      const client = new OpenAI({ baseURL: fake.baseURL, apiKey: "sk-test", maxRetries: 0 });
+      const create = observe(client.chat.completions.create.bind(client.chat.completions));
+      // The app's own helper takes the same request and returns the whole completion.
+      const ask = observe(async function ask(body: Parameters<typeof create>[0]) {
+        return create(body);
+      });
+      await ask({ model: "gpt-4o-mini", messages: [{ role: "user", content: "Hello?" }] });
+      const spans = memory.exporter.spans();
+      const outer = spans.find((span) => span.name === "ask");
+      const inner = spans.find((span) => span.name !== "ask");
+      expect(inner).toMatchObject({
+        kind: "llm",
+        model: "gpt-4o-mini",
+        usage: { total_tokens: 48 },
+      });
+      expect(outer).toMatchObject({ kind: "chain", usage: null, cost_usd: null, model: null });
+      expect(outer?.attributes["gen_ai.operation.name"]).toBeUndefined();
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it("makes the function the llm span when nothing below it is one", async () => {
+    const ask = observe(async function ask(_body: { model: string; messages: unknown[] }) {
+      return {
+        object: "chat.completion",
+        model: "gpt-4o-mini",
+        choices: [{ message: { role: "assistant", content: "Hi" } }],
+        usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 },
+      };
+    });
+    await ask({ model: "gpt-4o-mini", messages: [] });
+    expect(memory.exporter.spans()[0]).toMatchObject({
+      kind: "llm",
+      model: "gpt-4o-mini",
+      output: "Hi",
+      usage: { total_tokens: 6 },
+    });
+    expect(memory.exporter.spans()[0]?.attributes["gen_ai.operation.name"]).toBe("chat");
+  });
+});
+
+function defaultUsageOf(prompt: number, completion: number) {
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+  };
+}

@@ -157,6 +157,7 @@ describe("GET /analytics/metrics, /costs and /performance", () => {
       period_end: "2026-11-02",
       group_by: "model",
       kind: null,
+      service: null,
       totals: {
         span_count: 104,
         error_count: 11,
@@ -243,6 +244,7 @@ describe("GET /analytics/metrics, /costs and /performance", () => {
       period_end: "2026-11-02",
       group_by: "model",
       kind: null,
+      service: null,
       total_cost_usd: 0.1,
       groups: [
         {
@@ -285,6 +287,7 @@ describe("GET /analytics/metrics, /costs and /performance", () => {
       period_end: "2026-11-02",
       group_by: "kind",
       kind: null,
+      service: null,
       totals: {
         span_count: 104,
         mean_ms: 67.788,
@@ -380,7 +383,8 @@ describe("GET /analytics/metrics, /costs and /performance", () => {
       expect(response.status).toBe(400);
       expect(await response.json()).toEqual({
         error: "invalid_request",
-        message: 'query parameter "group_by": must be one of model, version, kind, tag, name, day',
+        message:
+          'query parameter "group_by": must be one of model, version, kind, tag, name, service, day',
       });
     },
   );
@@ -462,7 +466,7 @@ describe("GET /analytics/metrics, /costs and /performance", () => {
 
     it("reject bad options before calling, and carry the service's errors", async () => {
       await expect(getMetrics({ groupBy: "colour" as never })).rejects.toThrow(
-        'getMetrics(): option "groupBy": must be one of model, version, kind, tag, name, day',
+        'getMetrics(): option "groupBy": must be one of model, version, kind, tag, name, service, day',
       );
       await expect(
         getCosts({ startDate: "2026-11-01", period_start: "2026-11-01" }),

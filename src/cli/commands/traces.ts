@@ -16,6 +16,7 @@ export async function list(options: ListOptions, write: Write = stdout): Promise
     limit: options.limit,
     ...(options.session === undefined ? {} : { session_id: options.session }),
     ...(options.tag === undefined ? {} : { tag: options.tag }),
+    ...(options.service === undefined ? {} : { service: options.service }),
     ...(options.status === undefined ? {} : { status: options.status }),
   });
   write(formatTraceList(page.traces));

@@ -8,6 +8,7 @@ export interface ListOptions extends ConnectionOptions {
   readonly limit: number;
   readonly session?: string;
   readonly tag?: string;
+  readonly service?: string;
   readonly status?: "ok" | "error";
 }
 
@@ -24,6 +25,7 @@ export function addTracesCommand(program: CairnCommand): void {
       .option("--limit <count>", "how many traces, 1 to 200", wholeNumberFrom(1, 200), 20)
       .option("--session <id>", "only the traces of this session")
       .option("--tag <tag>", "only the traces with this tag")
+      .option("--service <name>", "only the traces with spans from this service (service.name)")
       .addOption(
         new Option("--status <status>", "only the traces that succeeded, or that failed").choices([
           "ok",

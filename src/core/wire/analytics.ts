@@ -1,8 +1,19 @@
 import { z } from "zod";
 import { spanKinds } from "./span-kind.js";
 
-/** What analytics can group spans by. `tag`: every tag of a span is a group of its own. */
-export const analyticsGroupings = ["model", "version", "kind", "tag", "name", "day"] as const;
+/**
+ * What analytics can group spans by. `tag`: every tag of a span is a group of its own;
+ * `service`: the `service.name` of the resource that sent the span.
+ */
+export const analyticsGroupings = [
+  "model",
+  "version",
+  "kind",
+  "tag",
+  "name",
+  "service",
+  "day",
+] as const;
 
 export type AnalyticsGroupBy = (typeof analyticsGroupings)[number];
 
@@ -17,13 +28,18 @@ const scope = {
   period_end: z.string().describe("last day of the period, YYYY-MM-DD (UTC), included"),
   group_by: z.enum(analyticsGroupings),
   kind: z.enum(spanKinds).nullable().describe("the kind filter; null for every kind"),
+  service: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("the service filter (service.name); null for every service"),
 };
 
 const groupKeySchema = z
   .string()
   .nullable()
   .describe(
-    "the model, version, kind, tag or name of the group, or its date (YYYY-MM-DD) for day; null for spans without a model or version",
+    "the model, version, kind, tag, name or service of the group, or its date (YYYY-MM-DD) for day; null for spans without a model or version",
   );
 
 const spanMetricsSchema = z.object({
@@ -83,7 +99,8 @@ export const performanceReportSchema = z.object({
 });
 
 /**
- * A group's value: the model, version, kind, tag or name, or the date (`YYYY-MM-DD`) for `day`.
+ * A group's value: the model, version, kind, tag, name or service, or the date (`YYYY-MM-DD`)
+ * for `day`.
  * `null` gathers the spans without a model (or without a version).
  */
 export type GroupKey = z.infer<typeof groupKeySchema>;

@@ -13,7 +13,7 @@ import {
   performanceReport,
 } from "../store/analytics.js";
 import { AnalyticsView, type ProjectCells } from "../store/analytics-view.js";
-import { periodSchema, resolvePeriod } from "./query-params.js";
+import { periodSchema, resolvePeriod, serviceSchema } from "./query-params.js";
 
 function querySchema(defaultGroupBy: AnalyticsGroupBy) {
   return z.strictObject({
@@ -22,6 +22,7 @@ function querySchema(defaultGroupBy: AnalyticsGroupBy) {
       .enum(analyticsGroupings, { error: `must be one of ${analyticsGroupings.join(", ")}` })
       .default(defaultGroupBy),
     kind: z.enum(spanKinds).optional(),
+    service: serviceSchema.optional(),
   });
 }
 
@@ -37,7 +38,7 @@ type Report<T> = (cells: ProjectCells, query: AnalyticsQuery) => T;
 /**
  * `GET /analytics/metrics`, `/analytics/costs` and `/analytics/performance`: the spans whose
  * start falls in the period (whole UTC days, both ends included), grouped by `group_by`,
- * optionally of one `kind`.
+ * optionally of one `kind` and one `service`.
  */
 export function analyticsRoutes(db: DatabaseSync) {
   const view = new AnalyticsView(db);
@@ -60,6 +61,7 @@ export function analyticsRoutes(db: DatabaseSync) {
       toUs: period.toUs,
       groupBy: parsed.data.group_by,
       kind: parsed.data.kind,
+      service: parsed.data.service,
     });
   }
 

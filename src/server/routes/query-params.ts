@@ -17,6 +17,12 @@ export const periodSchema = z.object({
   period_end: day.optional(),
 });
 
+/** `service`: a `service.name`, as OTLP resources (or `configure({ serviceName })`) send it. */
+export const serviceSchema = z
+  .string()
+  .min(1, "must not be empty")
+  .max(256, "must be at most 256 characters");
+
 const defaultDays = 30;
 const dayMs = 86_400_000;
 

@@ -14,6 +14,7 @@ import {
   encodeCursor,
   periodSchema,
   resolvePeriod,
+  serviceSchema,
   traceHexOf,
 } from "./query-params.js";
 
@@ -26,6 +27,7 @@ export const listQuerySchema = z.strictObject({
   status: z.enum(["ok", "error"]).optional(),
   model: z.string().min(1).optional(),
   name: z.string().min(1).optional(),
+  service: serviceSchema.optional(),
   sort: z.enum(["time", "latency", "cost"]).default("time"),
   order: z.enum(["asc", "desc"]).default("desc"),
   limit: z.coerce.number().int().min(1).max(200).default(50),
@@ -61,6 +63,7 @@ export function traceRoutes(db: DatabaseSync, spans: SpanStore, scores: ScoreSto
         status: query.status,
         model: query.model,
         name: query.name,
+        service: query.service,
         sort: query.sort,
         order: query.order,
         limit: query.limit,

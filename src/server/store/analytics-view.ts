@@ -22,16 +22,22 @@ export interface Cell extends SpanTotals {
   durations: Float64Array;
 }
 
-/** The spans of one day with the same kind, name, model and version. */
+/** The spans of one day with the same kind, name, model, version and service. */
 export interface SpanCell extends Cell {
   readonly name: string;
   readonly model: string | null;
   readonly version: string | null;
+  /** `service.name` of the resource that sent the spans. */
+  readonly service: string;
 }
 
-/** The spans of one day with the same kind that carry a tag (a span counts once per tag). */
+/**
+ * The spans of one day with the same kind and service that carry a tag (a span counts once
+ * per tag).
+ */
 export interface TagCell extends Cell {
   readonly tag: string;
+  readonly service: string;
 }
 
 interface Day {
@@ -77,23 +83,25 @@ export class ProjectCells {
     }
     let cell = day.spans.get(combination);
     if (cell === undefined) {
-      const [kind, name, model, version] = JSON.parse(combination) as [
+      const [kind, name, model, version, service] = JSON.parse(combination) as [
         string,
         string,
         string | null,
         string | null,
+        string,
       ];
-      cell = { ...emptyCell(dayNumber, kind), name, model, version };
+      cell = { ...emptyCell(dayNumber, kind), name, model, version, service };
       day.spans.set(combination, cell);
     }
     addTo(cell, error, prompt, completion, total, cost, durationUs);
     if (tags.length === 0) return;
     for (const tag of tags.length === 1 ? tags : new Set(tags)) {
-      // Kinds are a closed list of plain words, so a space cannot be part of one.
-      const key = `${cell.kind} ${tag}`;
+      // Kinds are a closed list of plain words, so a space cannot be part of one; the JSON of
+      // the service name ends at its closing quote.
+      const key = `${cell.kind} ${JSON.stringify(cell.service)}${tag}`;
       let tagCell = day.tags.get(key);
       if (tagCell === undefined) {
-        tagCell = { ...emptyCell(dayNumber, cell.kind), tag };
+        tagCell = { ...emptyCell(dayNumber, cell.kind), tag, service: cell.service };
         day.tags.set(key, tagCell);
       }
       addTo(tagCell, error, prompt, completion, total, cost, durationUs);
@@ -150,11 +158,11 @@ function addTo(
 }
 
 // One JSON document per chunk: far cheaper to hand to JavaScript than a row object per span.
-// `|| ''` makes the kind/name/model/version array a string, the key of its cell.
+// `|| ''` makes the kind/name/model/version/service array a string, the key of its cell.
 // Tokens and cost count for model calls only (see countsUsage in span-store.ts): a parent that
 // repeats its children's usage must not double the totals.
 const chunkSql = `
-  SELECT json_group_array(json_array(start_us, json_array(kind, name, model, version) || '',
+  SELECT json_group_array(json_array(start_us, json_array(kind, name, model, version, service_name) || '',
     status = 'error', ${modelCallOnly("prompt_tokens")}, ${modelCallOnly("completion_tokens")},
     ${modelCallOnly("total_tokens")}, ${modelCallOnly("cost_usd")}, duration_us,
     json(tags))) AS rows
@@ -169,8 +177,8 @@ function modelCallOnly(column: string): string {
 const chunkRows = 20_000;
 
 /**
- * The analytics view: per project, per UTC day, the spans summed by kind, name, model and
- * version, and by tag and kind, with every duration kept for exact percentiles. Spans are only
+ * The analytics view: per project, per UTC day, the spans summed by kind, name, model, version
+ * and service, and by tag, kind and service, with every duration kept for exact percentiles. Spans are only
  * ever inserted, with growing rowids, so the view follows the table by reading the rows after
  * the last one it has seen: a project is read whole on its first analytics call (3 to 4 s per
  * million spans, in steps that let other requests through), then only the new spans.

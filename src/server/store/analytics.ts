@@ -27,6 +27,8 @@ export interface AnalyticsQuery {
   readonly toUs: number;
   readonly groupBy: AnalyticsGroupBy;
   readonly kind?: SpanKind | undefined;
+  /** Only the spans of this service (`service.name`). */
+  readonly service?: string | undefined;
 }
 
 /** Span counts, errors and tokens of the period, overall and per group. */
@@ -86,10 +88,12 @@ export function performanceReport(cells: ProjectCells, query: AnalyticsQuery): P
 function gather(cells: ProjectCells, query: AnalyticsQuery) {
   const fromDay = Math.floor(query.fromUs / dayUs);
   const toDay = Math.floor(query.toUs / dayUs);
-  const ofKind = (cell: Cell) => query.kind === undefined || cell.kind === query.kind;
-  const all = cells.spanCells(fromDay, toDay).filter(ofKind);
+  const selected = (cell: SpanCell | TagCell) =>
+    (query.kind === undefined || cell.kind === query.kind) &&
+    (query.service === undefined || cell.service === query.service);
+  const all = cells.spanCells(fromDay, toDay).filter(selected);
   const grouped: Cell[] =
-    query.groupBy === "tag" ? cells.tagCells(fromDay, toDay).filter(ofKind) : all;
+    query.groupBy === "tag" ? cells.tagCells(fromDay, toDay).filter(selected) : all;
   const groups = new Map<GroupKey, Cell[]>();
   for (const cell of grouped) {
     const key = groupKey(cell, query.groupBy);
@@ -119,6 +123,7 @@ function scope(query: AnalyticsQuery) {
     period_end: query.periodEnd,
     group_by: query.groupBy,
     kind: query.kind ?? null,
+    service: query.service ?? null,
   };
 }
 

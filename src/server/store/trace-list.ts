@@ -15,6 +15,8 @@ export interface TraceFilters {
   readonly status?: "ok" | "error" | undefined;
   readonly model?: string | undefined;
   readonly name?: string | undefined;
+  /** Traces with at least one span from this service (`service.name`). */
+  readonly service?: string | undefined;
   readonly sort: TraceSort;
   readonly order: "asc" | "desc";
   readonly limit: number;
@@ -99,6 +101,12 @@ export function listTraces(
       "EXISTS (SELECT 1 FROM trace_models m WHERE m.project_id = t.project_id AND m.model = ? AND m.trace_id = t.trace_id)",
     );
     values.push(filters.model);
+  }
+  if (filters.service !== undefined) {
+    where.push(
+      "EXISTS (SELECT 1 FROM trace_services v WHERE v.project_id = t.project_id AND v.service_name = ? AND v.trace_id = t.trace_id)",
+    );
+    values.push(filters.service);
   }
   const sort = sortExpressions[filters.sort];
   const direction = filters.order === "asc" ? "ASC" : "DESC";

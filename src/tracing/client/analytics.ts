@@ -34,6 +34,8 @@ export interface AnalyticsOptions {
   group_by?: AnalyticsGroupBy;
   /** Only spans of this kind. */
   kind?: SpanKind;
+  /** Only spans of this service (the `service.name` of the resource that sent them). */
+  service?: string;
 }
 
 // A Date stands for its UTC day; anything else must already be YYYY-MM-DD.
@@ -67,6 +69,7 @@ const optionsSchema = z
     groupBy: groupBy.optional(),
     group_by: groupBy.optional(),
     kind: z.enum(spanKinds).optional(),
+    service: z.string().min(1, "must not be empty").max(256).optional(),
   })
   .superRefine((options, context) => {
     const pairs = [
@@ -87,12 +90,14 @@ function analyticsQuery(call: string, options: AnalyticsOptions): string {
   if (!parsed.success) {
     throw new ConfigurationError(`${call}(): ${describeIssues(parsed.error, "option")}`);
   }
-  const { startDate, endDate, period_start, period_end, groupBy, group_by, kind } = parsed.data;
+  const { startDate, endDate, period_start, period_end, groupBy, group_by, kind, service } =
+    parsed.data;
   const entries: Array<[string, string | undefined]> = [
     ["period_start", startDate ?? period_start],
     ["period_end", endDate ?? period_end],
     ["group_by", groupBy ?? group_by],
     ["kind", kind],
+    ["service", service],
   ];
   const query = new URLSearchParams();
   for (const [name, value] of entries) if (value !== undefined) query.set(name, value);

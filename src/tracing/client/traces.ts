@@ -27,6 +27,8 @@ export interface ListTracesOptions extends ClientOptions {
   model?: string;
   /** Traces whose root span has this name. */
   name?: string;
+  /** Traces with a span from this service (`service.name` of the resource that sent it). */
+  service?: string;
   /** Default `time`. */
   sort?: "time" | "latency" | "cost";
   /** Default `desc`. */

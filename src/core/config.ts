@@ -14,6 +14,7 @@ export const environmentVariables = {
   judgeBaseURL: "CAIRN_JUDGE_BASE_URL",
   judgeApiKey: "CAIRN_JUDGE_API_KEY",
   judgeModel: "CAIRN_JUDGE_MODEL",
+  masterKey: "CAIRN_MASTER_KEY",
 } as const;
 
 export type EnvironmentVariable = (typeof environmentVariables)[keyof typeof environmentVariables];

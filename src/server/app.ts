@@ -25,9 +25,11 @@ import {
   type SandboxService,
   sandboxRoutes,
 } from "./sandboxes/index.js";
+import { secretRoutes } from "./sandboxes/secret-routes.js";
 import { EvalStore } from "./store/evals.js";
 import type { ProjectStore } from "./store/projects.js";
 import { ScoreStore } from "./store/scores.js";
+import type { SecretStores } from "./store/secret-stores.js";
 import type { SpanStore } from "./store/span-store.js";
 import { VersionStore } from "./store/versions.js";
 
@@ -63,6 +65,8 @@ export interface AppParts {
   readonly scorers?: Readonly<Record<string, Scorer>> | undefined;
   /** The sandbox runner, or why there is none. Default: none (503 on the sandbox API). */
   readonly sandboxes?: SandboxService | undefined;
+  /** Secret stores (`/api/secret-stores`); absent, the routes are not served. */
+  readonly secretStores?: SecretStores | undefined;
   /** Origins whose pages may call the API from a browser. Default: any. */
   readonly corsOrigins?: readonly string[] | undefined;
 }
@@ -140,6 +144,7 @@ export function createApp(parts: AppParts) {
   );
   app.route("/", evalRoutes(new EvalStore(parts.db)));
   app.route("/", execWebSocketRoutes(sandboxes));
+  if (parts.secretStores !== undefined) app.route("/", secretRoutes(parts.secretStores));
   app.route("/", sandboxRoutes(sandboxes, parts.abortResponse));
   app.route("/", analyticsRoutes(parts.db));
   app.route("/", versionRoutes(new VersionStore(parts.db)));

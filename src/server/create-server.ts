@@ -10,6 +10,7 @@ import { environment, integerSetting } from "../core/config.js";
 import { ConfigurationError } from "../core/errors/index.js";
 import { type Logger, setLogger } from "../core/logger.js";
 import { maxStdinFrameBytes } from "../core/wire/exec-protocol.js";
+import { loadMasterKey } from "../sandbox/runner/secrets/master-key.js";
 import { Judge, type JudgeConfig, judgeFromEnvironment } from "../tracing/scoring/judge.js";
 import { isBuiltinScorer, scorerSlugPattern } from "../tracing/scoring/registry.js";
 import type { Scorer } from "../tracing/scoring/types.js";
@@ -24,6 +25,7 @@ import { type SandboxOptions, startSandboxService } from "./sandboxes/index.js";
 import { DataDirectoryLock } from "./store/data-directory-lock.js";
 import { openDatabase } from "./store/database.js";
 import { ProjectStore } from "./store/projects.js";
+import { SecretStores } from "./store/secret-stores.js";
 import { SpanStore } from "./store/span-store.js";
 import { WriteLock } from "./store/write-lock.js";
 
@@ -38,6 +40,11 @@ export interface ServerOptions {
   apiKey?: string;
   /** Largest request body, in bytes. Default 10 MiB. */
   bodyLimitBytes?: number;
+  /**
+   * The key secret values are sealed with: 32 bytes as base64 or 64 hex digits. Default
+   * `CAIRN_MASTER_KEY`, else `<dataDir>/master.key`, made (mode 0600) at first start.
+   */
+  masterKey?: string;
   /** Largest OTLP body (`POST /v1/traces`, `/v1/logs`), in bytes. Default 32 MiB. */
   otlpBodyLimitBytes?: number;
   /** Requests per second per API key, and the burst allowed. Default 200/s, burst 400. */
@@ -179,7 +186,11 @@ async function startParts(
       ? new WorkerIngester(dbPath, lock, workers, inProcessIngester(spans))
       : inProcessIngester(spans);
   opened.push(() => ingester.close());
-  const sandboxes = await startSandboxService(db, dataDir, options.sandboxes);
+  const secretStores = new SecretStores(
+    db,
+    loadMasterKey(dataDir, options.masterKey ?? environment("masterKey")),
+  );
+  const sandboxes = await startSandboxService(db, dataDir, options.sandboxes, secretStores);
   if ("runner" in sandboxes) opened.push(() => sandboxes.runner.close());
   const app = createApp({
     db,
@@ -189,6 +200,7 @@ async function startParts(
     judgeFor: judgeConfig === undefined ? undefined : judgesByProject(judgeConfig, spans),
     scorers: options.scorers,
     sandboxes,
+    secretStores,
     corsOrigins: options.corsOrigins,
     bodyLimitBytes: options.bodyLimitBytes ?? 10 * 1024 * 1024,
     otlpBodyLimitBytes: options.otlpBodyLimitBytes,

@@ -53,7 +53,11 @@ export const createSandboxRequestSchema = z.strictObject({
   cpuCount: cpuCountSchema.default(1),
   memoryMB: memoryMBSchema.default(1024),
   diskMB: diskMBSchema.default(diskRangeMB.default),
-  secretStore: z.string().min(1).optional(),
+  /** The secret store whose allowlist and secrets the sandbox's egress proxy uses. */
+  secretStore: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, "secretStore must name a secret store")
+    .optional(),
   tags: sandboxTagsSchema.default({}),
 });
 

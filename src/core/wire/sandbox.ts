@@ -21,6 +21,8 @@ export const sandboxRecordSchema = z.object({
   unenforcedLimits: z.array(z.enum(["memory", "cpu", "pids", "disk"])),
   /** Why it failed, when it did. */
   failure: z.string().nullable(),
+  /** The secret store its egress proxy uses; null: no egress at all. */
+  secretStore: z.string().nullable().default(null),
 });
 export type SandboxRecord = z.infer<typeof sandboxRecordSchema>;
 

@@ -76,6 +76,8 @@ export interface CreateOptions {
   readonly memoryMB: number;
   readonly diskMB: number;
   readonly tags: Record<string, string>;
+  /** The secret store of its egress proxy; none: no egress. */
+  readonly secretStore?: string | undefined;
 }
 
 /** Refuses work on a sandbox that is not running (or no longer will be). */
@@ -244,6 +246,7 @@ export class SandboxRunner {
       endedAt: null,
       unenforcedLimits: unenforced,
       failure: null,
+      secretStore: options.secretStore ?? null,
     };
     this.settings.records.insert(projectId, record);
     let booted: Booted | undefined;

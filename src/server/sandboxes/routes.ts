@@ -6,6 +6,7 @@ import { setTagsRequestSchema, updateSandboxRequestSchema } from "../../core/wir
 import { createSandboxRequestSchema } from "../../core/wire/sandbox-request.js";
 import { cpuCountSchema, memoryMBSchema } from "../../core/wire/sandbox-sizes.js";
 import { type RunnerTemplate, templateSizes } from "../../sandbox/runner/templates.js";
+import { ApiError } from "../http/api-error.js";
 import type { AuthVariables } from "../http/auth.js";
 import { readJson } from "../http/read-json.js";
 import { execRoutes } from "./exec-routes.js";
@@ -55,7 +56,17 @@ export function sandboxRoutes(
       const body = await readJson(c.req.raw);
       const withDefaults = withTemplateSizes(body, service.templates);
       const request = parseInput(createSchema, withDefaults);
-      const record = await runner.create(c.get("project").id, request);
+      const projectId = c.get("project").id;
+      if (
+        request.secretStore !== undefined &&
+        service.secretStores?.has(projectId, request.secretStore) !== true
+      ) {
+        throw new ApiError(
+          "not_found",
+          `this project has no secret store "${request.secretStore}"; create it with POST /api/secret-stores (cairn secrets create)`,
+        );
+      }
+      const record = await runner.create(projectId, request);
       return c.json(record, 201);
     })
     .get("/api/sandboxes", (c) => {

@@ -11,6 +11,7 @@ import { type RunnerSettings, SandboxRunner } from "../../sandbox/runner/runner.
 import { loadTemplates, type RunnerTemplate } from "../../sandbox/runner/templates.js";
 import { defaultSandboxPrices, type SandboxPrices } from "../../sandbox/runner/usage.js";
 import { SandboxStore } from "../store/sandboxes.js";
+import type { SecretStores } from "../store/secret-stores.js";
 import { ExecTokens } from "./exec-tokens.js";
 
 /** The sandbox API: a runner, or the reason there is none (answered with 503). */
@@ -26,6 +27,8 @@ export type SandboxService =
       };
       readonly prices: SandboxPrices;
       readonly tokens: ExecTokens;
+      /** The stores a sandbox may name at create; undefined in a service without them. */
+      readonly secretStores: SecretStores | undefined;
     }
   | { readonly unavailable: string };
 
@@ -75,6 +78,7 @@ export async function startSandboxService(
   db: DatabaseSync,
   dataDir: string,
   options: SandboxOptions = {},
+  secretStores?: SecretStores,
 ): Promise<SandboxService> {
   if (options.enabled === false) {
     return {
@@ -136,6 +140,8 @@ export async function startSandboxService(
         ? {}
         : { outputBufferBytes: options.outputBufferBytes }),
     },
+    // Each part adds its variables: the secrets' placeholders (never a value).
+    environmentFor: (sandboxId) => ({ ...secretStores?.placeholders(sandboxId) }),
   };
   let runner: SandboxRunner;
   try {
@@ -153,5 +159,6 @@ export async function startSandboxService(
     diskRangeMB,
     prices: { ...defaultSandboxPrices, ...options.prices },
     tokens: new ExecTokens(),
+    secretStores,
   };
 }

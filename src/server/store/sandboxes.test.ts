@@ -38,6 +38,7 @@ function sandbox(
     cpuCount: 1,
     memoryMB: 1024,
     diskMB: 20_480,
+    secretStore: null,
     tags,
     tagsLastUpdatedAt: createdAt,
     createdAt,

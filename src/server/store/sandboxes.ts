@@ -16,6 +16,7 @@ interface SandboxRow {
   ended_at: string | null;
   unenforced: string;
   failure: string | null;
+  secret_store: string | null;
 }
 
 /** A closed or open stretch of a sandbox's life with one size and one set of tags. */
@@ -40,8 +41,9 @@ export class SandboxStore {
     this.db
       .prepare(`
         INSERT INTO sandboxes (id, project_id, template, status, cpu_count, memory_mb, disk_mb,
-          tags, tags_updated_at, created_at, expires_at, ended_at, unenforced, failure)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+          tags, tags_updated_at, created_at, expires_at, ended_at, unenforced, failure,
+          secret_store)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
       .run(
         record.id,
         projectId,
@@ -57,6 +59,7 @@ export class SandboxStore {
         record.endedAt,
         JSON.stringify(record.unenforcedLimits),
         record.failure,
+        record.secretStore,
       );
   }
 
@@ -212,5 +215,6 @@ function toRecord(row: SandboxRow): SandboxRecord {
     endedAt: row.ended_at,
     unenforcedLimits: JSON.parse(row.unenforced) as SandboxRecord["unenforcedLimits"],
     failure: row.failure,
+    secretStore: row.secret_store,
   };
 }

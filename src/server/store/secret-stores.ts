@@ -1,0 +1,293 @@
+import { randomBytes } from "node:crypto";
+import type { DatabaseSync } from "node:sqlite";
+import type { SandboxEgressPolicy } from "../../sandbox/runner/egress/policy.js";
+import type { MasterKey } from "../../sandbox/runner/secrets/master-key.js";
+import {
+  placeholderFor,
+  type SecretAddress,
+  seal,
+  UnsealError,
+  unseal,
+} from "../../sandbox/runner/secrets/seal.js";
+import { transaction } from "./database.js";
+
+/** A secret as the API shows it: never its value. */
+export interface SecretInfo {
+  readonly key: string;
+  /** Where the proxy may use it; null when it follows the store's allowlist. */
+  readonly hosts: readonly string[] | null;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  /** Why the value cannot be opened (another master key, changed bytes); null when it can. */
+  readonly problem: string | null;
+}
+
+/** A secret store as the API shows it. */
+export interface SecretStoreInfo {
+  readonly name: string;
+  readonly allowlist: readonly string[];
+  readonly secrets: readonly SecretInfo[];
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+interface StoreRow {
+  name: string;
+  allowlist: string;
+  created_at: string;
+  updated_at: string;
+}
+
+interface SecretRow {
+  id: string;
+  store: string;
+  key: string;
+  hosts: string | null;
+  key_id: string;
+  nonce: Uint8Array;
+  ciphertext: Uint8Array;
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * Secret stores and their sealed values, per project. Values are sealed with the master key
+ * (AES-256-GCM, seal.ts) before they are written and opened only for the egress proxy; nothing
+ * here returns a value to the API.
+ */
+export class SecretStores {
+  constructor(
+    private readonly db: DatabaseSync,
+    private master: MasterKey,
+  ) {}
+
+  /** The master key's id, for `cairn doctor` and messages. */
+  get masterKeyId(): string {
+    return this.master.id;
+  }
+
+  /** Creates a store; false when the project has one of that name. */
+  create(projectId: string, name: string, allowlist: readonly string[]): boolean {
+    const now = new Date().toISOString();
+    const result = this.db
+      .prepare(
+        "INSERT OR IGNORE INTO secret_stores (project_id, name, allowlist, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+      )
+      .run(projectId, name, JSON.stringify(allowlist), now, now);
+    return result.changes === 1;
+  }
+
+  has(projectId: string, name: string): boolean {
+    return this.storeRow(projectId, name) !== undefined;
+  }
+
+  list(projectId: string): SecretStoreInfo[] {
+    const stores = this.db
+      .prepare("SELECT * FROM secret_stores WHERE project_id = ? ORDER BY name")
+      .all(projectId) as unknown as StoreRow[];
+    return stores.map((row) => this.info(projectId, row));
+  }
+
+  get(projectId: string, name: string): SecretStoreInfo | undefined {
+    const row = this.storeRow(projectId, name);
+    return row === undefined ? undefined : this.info(projectId, row);
+  }
+
+  /** Replaces a store's allowlist; false when there is no such store. */
+  setAllowlist(projectId: string, name: string, allowlist: readonly string[]): boolean {
+    const result = this.db
+      .prepare(
+        "UPDATE secret_stores SET allowlist = ?, updated_at = ? WHERE project_id = ? AND name = ?",
+      )
+      .run(JSON.stringify(allowlist), new Date().toISOString(), projectId, name);
+    return result.changes === 1;
+  }
+
+  /** Deletes a store and its secrets; false when there is no such store. */
+  delete(projectId: string, name: string): boolean {
+    const result = this.db
+      .prepare("DELETE FROM secret_stores WHERE project_id = ? AND name = ?")
+      .run(projectId, name);
+    return result.changes === 1;
+  }
+
+  /**
+   * Seals and stores a value under `key` (replacing one there: the secret gets a new id, so
+   * placeholders of the old value die with it). `hosts` null follows the store's allowlist.
+   * Returns false when there is no such store.
+   */
+  setSecret(
+    projectId: string,
+    store: string,
+    key: string,
+    value: string,
+    hosts: readonly string[] | null,
+  ): "created" | "replaced" | false {
+    return transaction(this.db, () => {
+      if (!this.has(projectId, store)) return false;
+      const existing = this.db
+        .prepare("SELECT created_at FROM secrets WHERE project_id = ? AND store = ? AND key = ?")
+        .get(projectId, store, key) as { created_at: string } | undefined;
+      const sealed = seal(this.master, { projectId, store, key }, value);
+      const now = new Date().toISOString();
+      this.db
+        .prepare(
+          `INSERT INTO secrets (id, project_id, store, key, hosts, key_id, nonce, ciphertext,
+             created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT (project_id, store, key) DO UPDATE SET id = excluded.id,
+             hosts = excluded.hosts, key_id = excluded.key_id, nonce = excluded.nonce,
+             ciphertext = excluded.ciphertext, updated_at = excluded.updated_at`,
+        )
+        .run(
+          `sec_${randomBytes(12).toString("hex")}`,
+          projectId,
+          store,
+          key,
+          hosts === null ? null : JSON.stringify(hosts),
+          sealed.keyId,
+          sealed.nonce,
+          sealed.ciphertext,
+          existing?.created_at ?? now,
+          now,
+        );
+      this.touch(projectId, store, now);
+      return existing === undefined ? "created" : "replaced";
+    });
+  }
+
+  /** Deletes a secret; false when there is no such store or key. */
+  deleteSecret(projectId: string, store: string, key: string): boolean {
+    const result = this.db
+      .prepare("DELETE FROM secrets WHERE project_id = ? AND store = ? AND key = ?")
+      .run(projectId, store, key);
+    if (result.changes === 1) this.touch(projectId, store, new Date().toISOString());
+    return result.changes === 1;
+  }
+
+  /**
+   * The placeholders a sandbox's processes get (`CAIRN_SECRET_<KEY>`), without opening any
+   * value: an exec never waits for, nor fails on, decryption.
+   */
+  placeholders(sandboxId: string): Record<string, string> {
+    const sandbox = this.sandboxStore(sandboxId);
+    if (sandbox === undefined) return {};
+    const environment: Record<string, string> = {};
+    for (const row of this.secretRows(sandbox.projectId, sandbox.store)) {
+      environment[`CAIRN_SECRET_${row.key}`] = placeholderFor(this.master, sandboxId, row.id);
+    }
+    return environment;
+  }
+
+  /**
+   * The egress policy of a running sandbox with a secret store: the store's allowlist and its
+   * secrets, opened, with this sandbox's placeholders; undefined without a store, or once the
+   * sandbox is no longer running. Throws an `UnsealError` when a value cannot be opened.
+   */
+  policyFor(sandboxId: string): SandboxEgressPolicy | undefined {
+    const sandbox = this.sandboxStore(sandboxId);
+    if (sandbox === undefined) return undefined;
+    const storeRow = this.storeRow(sandbox.projectId, sandbox.store);
+    if (storeRow === undefined) return undefined;
+    const allowlist = JSON.parse(storeRow.allowlist) as string[];
+    return {
+      store: sandbox.store,
+      allowlist,
+      secrets: this.secretRows(sandbox.projectId, sandbox.store).map((row) => ({
+        key: row.key,
+        placeholder: placeholderFor(this.master, sandboxId, row.id),
+        value: unseal(this.master, this.address(sandbox.projectId, row), sealedOf(row)),
+        hosts: row.hosts === null ? allowlist : (JSON.parse(row.hosts) as string[]),
+      })),
+    };
+  }
+
+  /**
+   * Seals every value of every project again under `next`, in one transaction, and uses it from
+   * then on. Throws (changing nothing) when a value does not open under the current key.
+   */
+  rotate(next: MasterKey): number {
+    const rows = this.db.prepare("SELECT * FROM secrets").all() as unknown as Array<
+      SecretRow & { project_id: string }
+    >;
+    const count = transaction(this.db, () => {
+      const update = this.db.prepare(
+        "UPDATE secrets SET key_id = ?, nonce = ?, ciphertext = ? WHERE id = ?",
+      );
+      for (const row of rows) {
+        const address = this.address(row.project_id, row);
+        const value = unseal(this.master, address, sealedOf(row));
+        const sealed = seal(next, address, value);
+        update.run(sealed.keyId, sealed.nonce, sealed.ciphertext, row.id);
+      }
+      return rows.length;
+    });
+    this.master = next;
+    return count;
+  }
+
+  private info(projectId: string, row: StoreRow): SecretStoreInfo {
+    return {
+      name: row.name,
+      allowlist: JSON.parse(row.allowlist) as string[],
+      secrets: this.secretRows(projectId, row.name).map((secret) => ({
+        key: secret.key,
+        hosts: secret.hosts === null ? null : (JSON.parse(secret.hosts) as string[]),
+        createdAt: secret.created_at,
+        updatedAt: secret.updated_at,
+        problem: this.problemOf(projectId, secret),
+      })),
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+    };
+  }
+
+  // Opening the value is the only way to know it opens; the value is dropped at once.
+  private problemOf(projectId: string, row: SecretRow): string | null {
+    try {
+      unseal(this.master, this.address(projectId, row), sealedOf(row));
+      return null;
+    } catch (error) {
+      if (error instanceof UnsealError) return error.message;
+      throw error;
+    }
+  }
+
+  private storeRow(projectId: string, name: string): StoreRow | undefined {
+    return this.db
+      .prepare("SELECT * FROM secret_stores WHERE project_id = ? AND name = ?")
+      .get(projectId, name) as StoreRow | undefined;
+  }
+
+  private secretRows(projectId: string, store: string): SecretRow[] {
+    return this.db
+      .prepare("SELECT * FROM secrets WHERE project_id = ? AND store = ? ORDER BY key")
+      .all(projectId, store) as unknown as SecretRow[];
+  }
+
+  // The store of a running sandbox: a stopped one has no policy, so its placeholders are inert.
+  private sandboxStore(sandboxId: string): { projectId: string; store: string } | undefined {
+    const row = this.db
+      .prepare("SELECT project_id, secret_store, status FROM sandboxes WHERE id = ?")
+      .get(sandboxId) as
+      | { project_id: string; secret_store: string | null; status: string }
+      | undefined;
+    if (row === undefined || row.secret_store === null || row.status !== "running")
+      return undefined;
+    return { projectId: row.project_id, store: row.secret_store };
+  }
+
+  private address(projectId: string, row: SecretRow): SecretAddress {
+    return { projectId, store: row.store, key: row.key };
+  }
+
+  private touch(projectId: string, store: string, now: string): void {
+    this.db
+      .prepare("UPDATE secret_stores SET updated_at = ? WHERE project_id = ? AND name = ?")
+      .run(now, projectId, store);
+  }
+}
+
+function sealedOf(row: SecretRow) {
+  return { keyId: row.key_id, nonce: row.nonce, ciphertext: row.ciphertext };
+}

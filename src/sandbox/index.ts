@@ -21,8 +21,10 @@ export type {
   SandboxTemplateInput,
 } from "../core/wire/sandbox-request.js";
 export { cpuRange, diskRangeMB, memoryTiersMB } from "../core/wire/sandbox-sizes.js";
+export type { SecretStoreInfo } from "../core/wire/secrets.js";
 export type { ExecHandle, ExecResult } from "./client/exec-handle.js";
 export { type SandboxFileEntry, SandboxFiles } from "./client/files.js";
 export type { SandboxConnection } from "./client/http.js";
 export { type ExecOptions, Sandbox, usage } from "./client/sandbox.js";
+export { SecretStores } from "./client/secret-stores.js";
 export { parseSandboxTemplate, resolveSandboxRequest } from "./validate.js";

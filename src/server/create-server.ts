@@ -25,7 +25,7 @@ import { type SandboxOptions, startSandboxService } from "./sandboxes/index.js";
 import { DataDirectoryLock } from "./store/data-directory-lock.js";
 import { openDatabase } from "./store/database.js";
 import { ProjectStore } from "./store/projects.js";
-import { SecretStores } from "./store/secret-stores.js";
+import { finishInterruptedRotation, SecretStores } from "./store/secret-stores.js";
 import { SpanStore } from "./store/span-store.js";
 import { WriteLock } from "./store/write-lock.js";
 
@@ -186,6 +186,7 @@ async function startParts(
       ? new WorkerIngester(dbPath, lock, workers, inProcessIngester(spans))
       : inProcessIngester(spans);
   opened.push(() => ingester.close());
+  finishInterruptedRotation(db, dataDir);
   const secretStores = new SecretStores(
     db,
     loadMasterKey(dataDir, options.masterKey ?? environment("masterKey")),

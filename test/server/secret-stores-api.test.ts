@@ -1,6 +1,7 @@
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import { SecretStores } from "cairn-ai/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ProjectStore } from "../../src/server/store/projects.js";
 import { startTestServer, type TestServer } from "./helpers.js";
@@ -218,5 +219,35 @@ describe("a secret the master key cannot open", () => {
     await expect(startTestServer({ dataDir: first.dataDir })).rejects.toThrow(
       /can be read by other users/,
     );
+  });
+});
+
+describe("SecretStores (cairn-ai/sandbox)", () => {
+  it("creates, lists, sets and deletes, and carries the service's errors", async () => {
+    const t = await startTestServer();
+    try {
+      const stores = new SecretStores({ endpoint: t.server.url, apiKey: t.apiKey });
+      await stores.create("ci", { allowlist: ["registry.npmjs.org", "*.github.com"] });
+      await stores.setSecret("ci", "NPM_TOKEN", "npm_0123456789", {
+        hosts: ["registry.npmjs.org"],
+      });
+      await stores.setSecret("ci", "GH_TOKEN", "ghp_0123456789");
+      const store = await stores.get("ci");
+      expect(store.secrets.map((secret) => [secret.key, secret.hosts])).toEqual([
+        ["GH_TOKEN", null],
+        ["NPM_TOKEN", ["registry.npmjs.org"]],
+      ]);
+      expect(JSON.stringify(await stores.list())).not.toContain("0123456789");
+      await expect(stores.setSecret("ci", "BAD", "v", { hosts: ["npmjs.com"] })).rejects.toThrow(
+        /not on the store's allowlist/,
+      );
+      await stores.deleteSecret("ci", "GH_TOKEN");
+      await stores.setAllowlist("ci", ["registry.npmjs.org"]);
+      expect((await stores.get("ci")).allowlist).toEqual(["registry.npmjs.org"]);
+      await stores.delete("ci");
+      await expect(stores.get("ci")).rejects.toMatchObject({ status: 404 });
+    } finally {
+      await t.stop();
+    }
   });
 });

@@ -4,6 +4,7 @@ import { CairnCommand, usageExitCode } from "./cairn-command.js";
 import { addDevCommand } from "./dev.js";
 import { addDoctorCommand } from "./doctor.js";
 import { addSandboxCommand } from "./sandbox.js";
+import { addSecretsCommand } from "./secrets.js";
 import { addTestCommand } from "./test.js";
 import { addTracesCommand } from "./traces.js";
 
@@ -42,6 +43,7 @@ export function createProgram(): CairnCommand {
   addTestCommand(program);
   addDoctorCommand(program);
   addSandboxCommand(program);
+  addSecretsCommand(program);
   return program;
 }
 

@@ -11,6 +11,7 @@ export interface CreateOptions extends ConnectionOptions {
   readonly memory?: number;
   readonly disk?: number;
   readonly tag?: Readonly<Record<string, string>>;
+  readonly secretStore?: string;
   readonly json?: boolean;
 }
 
@@ -87,6 +88,10 @@ export function addSandboxCommand(program: CairnCommand): void {
       .option("--template <name>", "the template to start from")
       .option("--timeout <seconds>", "how long it lives before it expires", wholeNumber)
       .option("--tag <key=value>", "a tag; repeat for more", keyValuePair)
+      .option(
+        "--secret-store <name>",
+        "the secret store whose hosts it may reach and whose secrets its requests may use (cairn secrets)",
+      )
       .option("--json", json),
   ).runs(async (options: CreateOptions) => (await manage()).createSandbox(options));
 

@@ -1,7 +1,12 @@
 import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync, renameSync, rmSync } from "node:fs";
 import type { DatabaseSync } from "node:sqlite";
 import type { SandboxEgressPolicy } from "../../sandbox/runner/egress/policy.js";
-import type { MasterKey } from "../../sandbox/runner/secrets/master-key.js";
+import {
+  type MasterKey,
+  masterKeyFile,
+  parseMasterKey,
+} from "../../sandbox/runner/secrets/master-key.js";
 import {
   placeholderFor,
   type SecretAddress,
@@ -290,4 +295,19 @@ export class SecretStores {
 
 function sealedOf(row: SecretRow) {
   return { keyId: row.key_id, nonce: row.nonce, ciphertext: row.ciphertext };
+}
+
+/**
+ * Finishes a key rotation that stopped between its steps (`cairn secrets rotate-key` writes the
+ * new key to `master.key.next`, seals every value again in one transaction, then renames the
+ * file over `master.key`): when a stored value is sealed under the next key, the transaction
+ * committed and the file is renamed; otherwise it never did and the file is removed.
+ */
+export function finishInterruptedRotation(db: DatabaseSync, dataDir: string): void {
+  const next = `${masterKeyFile(dataDir)}.next`;
+  if (!existsSync(next)) return;
+  const key = parseMasterKey(readFileSync(next, "utf8").trim(), next);
+  const committed = db.prepare("SELECT 1 FROM secrets WHERE key_id = ? LIMIT 1").get(key.id);
+  if (committed !== undefined) renameSync(next, masterKeyFile(dataDir));
+  else rmSync(next);
 }

@@ -26,6 +26,7 @@ export async function createSandbox(options: CreateOptions, write = stdout): Pro
       cpuCount: options.cpu,
       memoryMB: options.memory,
       diskMB: options.disk,
+      secretStore: options.secretStore,
     }),
     tags: { ...options.tag },
   });

@@ -24,7 +24,7 @@ export function masterKeyFile(dataDir: string): string {
  * file can be read by other users.
  */
 export function loadMasterKey(dataDir: string, variable: string | undefined): MasterKey {
-  if (variable !== undefined) return fromText(variable, "CAIRN_MASTER_KEY");
+  if (variable !== undefined) return parseMasterKey(variable, "CAIRN_MASTER_KEY");
   const file = masterKeyFile(dataDir);
   if (!existsSync(file)) {
     writeKeyFile(file, randomBytes(32));
@@ -35,7 +35,7 @@ export function loadMasterKey(dataDir: string, variable: string | undefined): Ma
       `the master key file ${file} can be read by other users (mode ${mode.toString(8)}); run \`chmod 600 ${file}\``,
     );
   }
-  return fromText(readFileSync(file, "utf8").trim(), file);
+  return parseMasterKey(readFileSync(file, "utf8").trim(), file);
 }
 
 /** A new random master key, as `cairn secrets rotate-key` makes it. */
@@ -51,7 +51,11 @@ export function writeKeyFile(file: string, key: Buffer): void {
   renameSync(temporary, file);
 }
 
-function fromText(text: string, source: string): MasterKey {
+/**
+ * A master key from its text: 32 bytes as base64 or 64 hex digits. Throws a
+ * `ConfigurationError` naming `source` otherwise.
+ */
+export function parseMasterKey(text: string, source: string): MasterKey {
   const key = /^[0-9a-fA-F]{64}$/.test(text)
     ? Buffer.from(text, "hex")
     : /^[A-Za-z0-9+/]{43}=?$/.test(text)

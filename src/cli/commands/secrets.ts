@@ -1,0 +1,199 @@
+import { renameSync } from "node:fs";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { Writable } from "node:stream";
+import { environment } from "../../core/config.js";
+import { SecretStores } from "../../sandbox/client/secret-stores.js";
+import {
+  loadMasterKey,
+  masterKeyFile,
+  newMasterKey,
+  parseMasterKey,
+  writeKeyFile,
+} from "../../sandbox/runner/secrets/master-key.js";
+import { resolveDataDir } from "../../server/data-directory.js";
+import { DataDirectoryLock } from "../../server/store/data-directory-lock.js";
+import { openDatabase } from "../../server/store/database.js";
+import {
+  finishInterruptedRotation,
+  SecretStores as StoredSecrets,
+} from "../../server/store/secret-stores.js";
+import { formatTable } from "../../tracing/evals/text-table.js";
+import { UsageError } from "../program/cairn-command.js";
+import type { ConnectionOptions } from "../program/connection.js";
+import type {
+  CreateStoreOptions,
+  ListStoresOptions,
+  RotateKeyOptions,
+  SetSecretOptions,
+} from "../program/secrets.js";
+import { connectionFrom } from "./sandbox/options.js";
+import { formatJson, formatTime } from "./sandbox/table.js";
+
+type Write = (text: string) => void;
+
+const stdout: Write = (text) => process.stdout.write(text);
+
+/** `cairn secrets create <store> --allow host…` */
+export async function createStore(
+  store: string,
+  options: CreateStoreOptions,
+  write = stdout,
+): Promise<number> {
+  const created = await new SecretStores(connectionFrom(options)).create(store, {
+    allowlist: options.allow,
+  });
+  write(`created secret store ${created.name}: ${created.allowlist.join(", ")}\n`);
+  return 0;
+}
+
+/** `cairn secrets set <store> <KEY>`: the value from piped stdin, or a prompt without echo. */
+export async function setSecret(
+  store: string,
+  key: string,
+  options: SetSecretOptions,
+  write = stdout,
+  input: NodeJS.ReadableStream & { isTTY?: boolean } = process.stdin,
+): Promise<number> {
+  const value = input.isTTY === true ? await promptHidden(`${key}: `, input) : await readAll(input);
+  if (value === "") throw new UsageError("no value: pipe it in, or type it at the prompt");
+  await new SecretStores(connectionFrom(options)).setSecret(store, key, value, {
+    ...(options.host === undefined ? {} : { hosts: options.host }),
+  });
+  write(`set ${key} in ${store}\n`);
+  return 0;
+}
+
+/** `cairn secrets ls [store]`: stores, their hosts and keys. */
+export async function listStores(
+  store: string | undefined,
+  options: ListStoresOptions,
+  write = stdout,
+): Promise<number> {
+  const client = new SecretStores(connectionFrom(options));
+  const stores = store === undefined ? await client.list() : [await client.get(store)];
+  if (options.json) {
+    write(formatJson(stores));
+    return 0;
+  }
+  if (stores.length === 0) {
+    write("no secret stores\n");
+    return 0;
+  }
+  for (const each of stores) {
+    write(`${each.name}  allows ${each.allowlist.join(", ")}\n`);
+    if (each.secrets.length === 0) {
+      write("  no secrets\n");
+      continue;
+    }
+    const rows = each.secrets.map((secret) => [
+      `  ${secret.key}`,
+      secret.hosts === null ? "(the allowlist)" : secret.hosts.join(", "),
+      formatTime(secret.updatedAt),
+      secret.problem === null ? "" : `UNREADABLE: ${secret.problem}`,
+    ]);
+    write(formatTable(["  key", "hosts", "updated", ""], rows));
+  }
+  return 0;
+}
+
+/** `cairn secrets rm <store> [KEY]` */
+export async function remove(
+  store: string,
+  key: string | undefined,
+  options: ConnectionOptions,
+  write = stdout,
+): Promise<number> {
+  const client = new SecretStores(connectionFrom(options));
+  if (key === undefined) {
+    await client.delete(store);
+    write(`deleted secret store ${store}\n`);
+  } else {
+    await client.deleteSecret(store, key);
+    write(`deleted ${key} from ${store}\n`);
+  }
+  return 0;
+}
+
+/**
+ * `cairn secrets rotate-key`: on the data directory of a stopped service (its lock is taken, so
+ * a running one refuses), seals every value again under a new master key in one transaction.
+ */
+export async function rotateKey(
+  options: RotateKeyOptions,
+  write = stdout,
+  input: NodeJS.ReadableStream & { isTTY?: boolean } = process.stdin,
+): Promise<number> {
+  const dataDir = resolveDataDir(options.dataDir);
+  const lock = await DataDirectoryLock.acquire(dataDir, 0);
+  try {
+    const db = openDatabase(join(dataDir, "cairn.db"));
+    try {
+      finishInterruptedRotation(db, dataDir);
+      const variable = environment("masterKey");
+      const stores = new StoredSecrets(db, loadMasterKey(dataDir, variable));
+      if (variable !== undefined) {
+        const piped = input.isTTY === true ? "" : (await readAll(input)).trim();
+        const next =
+          piped === ""
+            ? newMasterKey("the new key")
+            : parseMasterKey(piped, "the key on standard input");
+        const count = stores.rotate(next);
+        write(
+          `sealed ${count} secret${count === 1 ? "" : "s"} again under master key ${next.id}.\n`,
+        );
+        if (piped === "") {
+          write(
+            `Set this as CAIRN_MASTER_KEY before the next start; it is not saved anywhere:\n${next.key.toString("base64")}\n`,
+          );
+        } else {
+          write("Set the key you gave as CAIRN_MASTER_KEY before the next start.\n");
+        }
+        return 0;
+      }
+      const file = masterKeyFile(dataDir);
+      const next = newMasterKey(file);
+      // The next key is on disk before any value is sealed with it; a start after an
+      // interruption finishes the rotation or undoes it (finishInterruptedRotation).
+      writeKeyFile(`${file}.next`, next.key);
+      const count = stores.rotate(next);
+      renameSync(`${file}.next`, file);
+      write(
+        `sealed ${count} secret${count === 1 ? "" : "s"} again under master key ${next.id} (${file})\n`,
+      );
+      return 0;
+    } finally {
+      db.close();
+    }
+  } finally {
+    lock.release();
+  }
+}
+
+async function readAll(input: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of input) chunks.push(Buffer.from(chunk as Buffer));
+  return Buffer.concat(chunks)
+    .toString("utf8")
+    .replace(/\r?\n$/, "");
+}
+
+// The prompt is written; what is typed is not echoed.
+function promptHidden(prompt: string, input: NodeJS.ReadableStream): Promise<string> {
+  let muted = false;
+  const output = new Writable({
+    write(chunk, _encoding, done) {
+      if (!muted) process.stderr.write(chunk as Buffer);
+      done();
+    },
+  });
+  const reader = createInterface({ input, output, terminal: true });
+  return new Promise((resolve) => {
+    reader.question(prompt, (answer) => {
+      reader.close();
+      process.stderr.write("\n");
+      resolve(answer);
+    });
+    muted = true;
+  });
+}

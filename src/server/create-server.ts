@@ -22,6 +22,7 @@ import { defaultRateLimit, type RateLimitOptions } from "./http/rate-limit.js";
 import { type BatchIngester, inProcessIngester } from "./ingest/batch-ingester.js";
 import { ingestWorkerCount, WorkerIngester } from "./ingest/worker-ingester.js";
 import { type SandboxOptions, startSandboxService } from "./sandboxes/index.js";
+import type { EgressOptions } from "./sandboxes/service.js";
 import { DataDirectoryLock } from "./store/data-directory-lock.js";
 import { openDatabase } from "./store/database.js";
 import { ProjectStore } from "./store/projects.js";
@@ -47,6 +48,8 @@ export interface ServerOptions {
   masterKey?: string;
   /** Largest OTLP body (`POST /v1/traces`, `/v1/logs`), in bytes. Default 32 MiB. */
   otlpBodyLimitBytes?: number;
+  /** How sandboxes reach the network through their egress proxies (`--egress-host`). */
+  egress?: EgressOptions;
   /** Requests per second per API key, and the burst allowed. Default 200/s, burst 400. */
   rateLimit?: RateLimitOptions;
   /**
@@ -191,7 +194,13 @@ async function startParts(
     db,
     loadMasterKey(dataDir, options.masterKey ?? environment("masterKey")),
   );
-  const sandboxes = await startSandboxService(db, dataDir, options.sandboxes, secretStores);
+  const sandboxes = await startSandboxService(
+    db,
+    dataDir,
+    options.sandboxes,
+    secretStores,
+    options.egress,
+  );
   if ("runner" in sandboxes) opened.push(() => sandboxes.runner.close());
   const app = createApp({
     db,

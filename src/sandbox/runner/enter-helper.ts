@@ -9,14 +9,13 @@ import { promisify } from "node:util";
 import { findExecutable } from "./find-executable.js";
 
 const run = promisify(execFile);
-const sourceName = "cairn-enter.c";
 
-/** The exec helper (native/cairn-enter.c), built for this machine, or why it is not. */
+/** A native helper (native/*.c), built for this machine, or why it is not. */
 export type EnterHelper =
   | { readonly ok: true; readonly path: string; readonly built: boolean }
   | { readonly ok: false; readonly problem: string; readonly fix: string };
 
-let found: Promise<EnterHelper> | undefined;
+const found = new Map<string, Promise<EnterHelper>>();
 
 /**
  * The helper that starts every exec and file operation inside a sandbox. It is C (entering
@@ -26,12 +25,28 @@ let found: Promise<EnterHelper> | undefined;
  * built again. Built once per process; concurrent builds are safe (each renames its own file).
  */
 export function enterHelper(): Promise<EnterHelper> {
-  found ??= locateOrBuild();
-  return found;
+  return nativeHelper("cairn-enter.c", "the sandbox exec helper");
 }
 
-async function locateOrBuild(): Promise<EnterHelper> {
-  const source = findSource(dirname(fileURLToPath(import.meta.url)));
+/**
+ * The egress relay (native/cairn-relay.c): listens on 127.0.0.1 inside a sandbox's network
+ * namespace and relays to its egress proxy. Built as the exec helper is.
+ */
+export function relayHelper(): Promise<EnterHelper> {
+  return nativeHelper("cairn-relay.c", "the sandbox egress relay");
+}
+
+function nativeHelper(sourceName: string, what: string): Promise<EnterHelper> {
+  let helper = found.get(sourceName);
+  if (helper === undefined) {
+    helper = locateOrBuild(sourceName, what);
+    found.set(sourceName, helper);
+  }
+  return helper;
+}
+
+async function locateOrBuild(sourceName: string, what: string): Promise<EnterHelper> {
+  const source = findSource(dirname(fileURLToPath(import.meta.url)), sourceName);
   if (source === undefined) {
     return {
       ok: false,
@@ -43,7 +58,7 @@ async function locateOrBuild(): Promise<EnterHelper> {
     .update(await readFile(source))
     .digest("hex")
     .slice(0, 16);
-  const name = `cairn-enter-${hash}`;
+  const name = `${sourceName.replace(/\.c$/, "")}-${hash}`;
   const folders = [join(dirname(source), "build"), join(cacheHome(), "cairn")];
   for (const folder of folders) {
     const path = join(folder, name);
@@ -53,7 +68,7 @@ async function locateOrBuild(): Promise<EnterHelper> {
   if (compiler === undefined) {
     return {
       ok: false,
-      problem: `no C compiler to build the sandbox exec helper (native/${sourceName})`,
+      problem: `no C compiler to build ${what} (native/${sourceName})`,
       fix: "apt-get install -y gcc libc6-dev   (Fedora/RHEL: dnf install -y gcc glibc-devel)",
     };
   }
@@ -79,13 +94,13 @@ async function locateOrBuild(): Promise<EnterHelper> {
   }
   return {
     ok: false,
-    problem: `could not build the sandbox exec helper: ${problems.join("; ")}`,
+    problem: `could not build ${what}: ${problems.join("; ")}`,
     fix: "check that gcc and the C library headers are installed (apt-get install -y gcc libc6-dev)",
   };
 }
 
-/** native/cairn-enter.c above `from`: the package root, from src/… or from dist/. */
-function findSource(from: string): string | undefined {
+/** native/<sourceName> above `from`: the package root, from src/… or from dist/. */
+function findSource(from: string, sourceName: string): string | undefined {
   for (let folder = from; ; folder = dirname(folder)) {
     const candidate = join(folder, "native", sourceName);
     if (existsSync(candidate)) return candidate;

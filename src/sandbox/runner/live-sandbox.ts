@@ -1,4 +1,5 @@
 import type { SandboxRecord } from "../../core/wire/sandbox.js";
+import type { EgressAttachment } from "./egress/sandbox-egress.js";
 import type { ExecSession } from "./exec/exec-session.js";
 import type { Booted } from "./sandbox-launcher.js";
 
@@ -16,6 +17,8 @@ export interface LiveSandbox extends Booted {
   expiryTimer: ReturnType<typeof setTimeout> | undefined;
   /** Settles once the sandbox has reached a final status. */
   stopping: Promise<SandboxRecord> | undefined;
+  /** Its egress proxy and relay, when the runner gives sandboxes egress. */
+  readonly egress?: EgressAttachment | undefined;
 }
 
 /**

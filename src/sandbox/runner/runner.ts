@@ -14,6 +14,7 @@ import type { ExecRecord } from "../../core/wire/exec-protocol.js";
 import type { ResolvedExecRequest } from "../../core/wire/exec-request.js";
 import type { SandboxRecord, SandboxStatus } from "../../core/wire/sandbox.js";
 import { Admission, type CapacityOptions, type Holding } from "./admission.js";
+import type { EgressAttachment, SandboxEgress } from "./egress/sandbox-egress.js";
 import { ExecSession } from "./exec/exec-session.js";
 import { OutputBudget } from "./exec/output-buffer.js";
 import {
@@ -67,6 +68,8 @@ export interface RunnerSettings {
    * (egress/policy.ts, `secretEnvironment`) and its egress proxy. Asked at each exec.
    */
   readonly environmentFor?: (sandboxId: string) => Readonly<Record<string, string>>;
+  /** Each sandbox's egress proxy and relay; none: sandboxes have loopback only. */
+  readonly egress?: SandboxEgress | undefined;
 }
 
 export interface CreateOptions {
@@ -250,11 +253,14 @@ export class SandboxRunner {
     };
     this.settings.records.insert(projectId, record);
     let booted: Booted | undefined;
+    let egress: EgressAttachment | undefined;
     try {
       booted = await this.launcher.take(template, record, record.id);
+      egress = await this.settings.egress?.attach(record.id, booted.entry);
       const { cgroup, launched } = booted;
       const sandbox: LiveSandbox = {
         ...booted,
+        egress,
         record: { ...record, status: "running" },
         projectId,
         execs: new Map(),
@@ -284,6 +290,7 @@ export class SandboxRunner {
       });
       return sandbox.record;
     } catch (error) {
+      if (!this.live.has(record.id)) await egress?.close().catch(() => undefined);
       if (booted !== undefined && !this.live.has(record.id)) await this.launcher.release(booted);
       const failed: SandboxRecord = {
         ...record,
@@ -546,6 +553,7 @@ export class SandboxRunner {
       );
       const cpu = (await sandbox.cgroup?.usage().catch(() => undefined))?.cpuSeconds;
       await this.launcher.release(sandbox);
+      await sandbox.egress?.close().catch(() => undefined);
       // Each exec reads its last bytes and says how it ended (to its sockets too) before its
       // memory goes back; a few seconds at most.
       const sessions = [...sandbox.execs.values()];

@@ -1,10 +1,16 @@
 import { createHash } from "node:crypto";
+import { isIP } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
+import { ConfigurationError } from "../../core/errors/index.js";
 import { log } from "../../core/logger.js";
 import { diskRangeMB as defaultDiskRange } from "../../core/wire/sandbox-sizes.js";
 import type { CapacityOptions } from "../../sandbox/runner/admission.js";
+import type { EgressHosts } from "../../sandbox/runner/egress/addresses.js";
+import { parseHostPattern } from "../../sandbox/runner/egress/host-pattern.js";
+import { egressEnvironment, SandboxEgress } from "../../sandbox/runner/egress/sandbox-egress.js";
+import { relayHelper } from "../../sandbox/runner/enter-helper.js";
 import type { RunnerLimits } from "../../sandbox/runner/live-sandbox.js";
 import { checkPrerequisites } from "../../sandbox/runner/prerequisites.js";
 import { type RunnerSettings, SandboxRunner } from "../../sandbox/runner/runner.js";
@@ -65,6 +71,64 @@ export interface SandboxOptions {
   readonly runnerName?: string;
 }
 
+/** `createServer({ egress })`: how sandboxes reach the network through their proxies. */
+export interface EgressOptions {
+  /**
+   * Names that resolve to exactly this address, as curl's --resolve: `{ "api.internal":
+   * "127.0.0.1:8443" }`, allowed although loopback or private (a model server on this host, a
+   * test's upstream). The name must still be on a sandbox's allowlist.
+   */
+  readonly hosts?: Readonly<Record<string, string>>;
+}
+
+/**
+ * The egress of every sandbox: a proxy per sandbox behind a relay in its network namespace,
+ * enforcing its secret store. Without the relay (no compiler) sandboxes keep loopback only.
+ */
+async function startEgress(
+  runtimeDir: string,
+  secretStores: SecretStores | undefined,
+  options: EgressOptions,
+): Promise<SandboxEgress | undefined> {
+  const relay = await relayHelper();
+  if (!relay.ok) {
+    log.warn(`sandboxes have no egress: ${relay.problem} (fix: ${relay.fix})`);
+    return undefined;
+  }
+  return new SandboxEgress({
+    relay: relay.path,
+    runtimeDir,
+    policyFor: (sandboxId) => secretStores?.policyFor(sandboxId),
+    hosts: parseEgressHosts(options.hosts ?? {}),
+  });
+}
+
+/** `name=address:port` pairs as the proxy looks them up; a bad one is a ConfigurationError. */
+export function parseEgressHosts(hosts: Readonly<Record<string, string>>): EgressHosts {
+  const parsed = new Map<string, { address: string; port: number }>();
+  for (const [name, target] of Object.entries(hosts)) {
+    const pattern = parseHostPattern(name);
+    const match = /^(\[[0-9a-fA-F:.]+\]|[0-9.]+):(\d{1,5})$/.exec(target);
+    const address = match?.[1]?.replace(/^\[|\]$/g, "");
+    const port = Number(match?.[2]);
+    if (
+      typeof pattern === "string" ||
+      pattern.wildcard ||
+      pattern.port !== undefined ||
+      address === undefined ||
+      isIP(address) === 0 ||
+      port < 1 ||
+      port > 65_535
+    ) {
+      throw new ConfigurationError(
+        `egress host ${JSON.stringify(`${name}=${target}`)} must be name=address:port, such as api.internal=127.0.0.1:8443`,
+      );
+    }
+    parsed.set(pattern.host, { address, port });
+  }
+  return parsed;
+}
+
 /** The name of a data directory's runner: its cgroups and its runtime folder carry it. */
 export function runnerNameFor(dataDir: string): string {
   return `cairn-${createHash("sha256").update(dataDir).digest("hex").slice(0, 10)}`;
@@ -79,6 +143,7 @@ export async function startSandboxService(
   dataDir: string,
   options: SandboxOptions = {},
   secretStores?: SecretStores,
+  egressOptions: EgressOptions = {},
 ): Promise<SandboxService> {
   if (options.enabled === false) {
     return {
@@ -108,6 +173,7 @@ export async function startSandboxService(
         .join("; ")}. Run \`cairn doctor\` for details.`,
     };
   }
+  const egress = await startEgress(join(tmpdir(), runnerName), secretStores, egressOptions);
   const diskRangeMB = options.diskRangeMB ?? defaultDiskRange;
   const templates = loadTemplates(options.templates);
   const store = new SandboxStore(db);
@@ -140,8 +206,12 @@ export async function startSandboxService(
         ? {}
         : { outputBufferBytes: options.outputBufferBytes }),
     },
-    // Each part adds its variables: the secrets' placeholders (never a value).
-    environmentFor: (sandboxId) => ({ ...secretStores?.placeholders(sandboxId) }),
+    // Each part adds its variables: the proxy's, and the secrets' placeholders (never a value).
+    environmentFor: (sandboxId) => ({
+      ...(egress === undefined ? {} : egressEnvironment()),
+      ...secretStores?.placeholders(sandboxId),
+    }),
+    egress,
   };
   let runner: SandboxRunner;
   try {

@@ -1,0 +1,134 @@
+import { lookup } from "node:dns/promises";
+import { BlockList, isIP } from "node:net";
+
+// Addresses a sandbox must never reach through its proxy unless the exact address is on its
+// allowlist: this host and its neighbours, cloud metadata, and what is not routable at all.
+const forbidden = new BlockList();
+for (const [network, prefix] of [
+  ["0.0.0.0", 8],
+  ["10.0.0.0", 8],
+  ["100.64.0.0", 10],
+  ["127.0.0.0", 8],
+  ["169.254.0.0", 16],
+  ["172.16.0.0", 12],
+  ["192.0.0.0", 24],
+  ["192.0.2.0", 24],
+  ["192.168.0.0", 16],
+  ["198.18.0.0", 15],
+  ["198.51.100.0", 24],
+  ["203.0.113.0", 24],
+  ["224.0.0.0", 4],
+  ["240.0.0.0", 4],
+] as const) {
+  forbidden.addSubnet(network, prefix, "ipv4");
+}
+for (const [network, prefix] of [
+  ["::", 128],
+  ["::1", 128],
+  ["64:ff9b::", 96],
+  ["64:ff9b:1::", 48],
+  ["100::", 64],
+  ["2001:db8::", 32],
+  ["fc00::", 7],
+  ["fe80::", 10],
+  ["fec0::", 10],
+  ["ff00::", 8],
+] as const) {
+  forbidden.addSubnet(network, prefix, "ipv6");
+}
+
+/**
+ * Whether `address` (an IP literal, as the URL parser or DNS gives it) is one a sandbox may be
+ * sent to: not loopback, private, link-local, shared, multicast, reserved or documentation
+ * space, nor cloud metadata (169.254.169.254, fd00:ec2::254), nor an IPv4-mapped, IPv4-
+ * compatible or NAT64 form of one of them.
+ */
+export function isPublicAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 4) return !forbidden.check(address, "ipv4");
+  if (family !== 6) return false;
+  const embedded = embeddedIpv4(address);
+  if (embedded !== undefined && !isPublicAddress(embedded)) return false;
+  return !forbidden.check(address, "ipv6");
+}
+
+// ::ffff:a.b.c.d and ::a.b.c.d (and their hex spellings) carry an IPv4 address in the last 32 bits.
+function embeddedIpv4(address: string): string | undefined {
+  const words = expandIpv6(address);
+  if (words === undefined) return undefined;
+  const prefixZero = words.slice(0, 5).every((word) => word === 0);
+  if (!prefixZero || (words[5] !== 0xffff && words[5] !== 0)) return undefined;
+  const high = words[6] as number;
+  const low = words[7] as number;
+  return `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`;
+}
+
+function expandIpv6(address: string): number[] | undefined {
+  let text = address.toLowerCase();
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (dotted !== null) {
+    const parts = (dotted[1] as string).split(".").map(Number);
+    const hex = `${(((parts[0] as number) << 8) | (parts[1] as number)).toString(16)}:${(((parts[2] as number) << 8) | (parts[3] as number)).toString(16)}`;
+    text = text.slice(0, dotted.index) + hex;
+  }
+  const [head, tail] = text.split("::") as [string, string | undefined];
+  const headWords = head === "" ? [] : head.split(":");
+  const tailWords = tail === undefined || tail === "" ? [] : tail.split(":");
+  const missing = 8 - headWords.length - tailWords.length;
+  if (tail === undefined ? missing !== 0 : missing < 0) return undefined;
+  const words = [
+    ...headWords,
+    ...Array<string>(tail === undefined ? 0 : missing).fill("0"),
+    ...tailWords,
+  ];
+  return words.map((word) => Number.parseInt(word, 16));
+}
+
+/** Where the proxy connects for a request: the address it vetted, never a name. */
+export interface VettedTarget {
+  readonly address: string;
+  readonly port: number;
+}
+
+/** Names the service resolves to an address of its own choosing (`--egress-host`). */
+export type EgressHosts = ReadonlyMap<string, { readonly address: string; readonly port: number }>;
+
+/**
+ * The address to dial for `host:port`, or why there is none: a name from `egressHosts` goes to
+ * exactly its address (loopback allowed: the operator named it); an IP literal must be public
+ * unless the allowlist names that exact address; a name is resolved here, once, and only a
+ * public address it resolves to is used, so a rebinding answer later cannot change where the
+ * connection goes.
+ */
+export async function vetTarget(
+  host: string,
+  port: number,
+  allowlist: readonly string[],
+  egressHosts: EgressHosts,
+  resolve: (host: string) => Promise<string[]> = resolveAll,
+): Promise<VettedTarget | string> {
+  const named = egressHosts.get(host);
+  if (named !== undefined) return named;
+  if (isIP(host) !== 0) {
+    const literal = isIP(host) === 6 ? `[${host}]` : host;
+    const exact = allowlist.some((entry) => entry === literal || entry === `${literal}:${port}`);
+    if (exact || isPublicAddress(host)) return { address: host, port };
+    return `${host} is a private, loopback, link-local or metadata address, which a sandbox may reach only when its allowlist names that exact address`;
+  }
+  let addresses: string[];
+  try {
+    addresses = await resolve(host);
+  } catch (error) {
+    return `${host} does not resolve (${(error as NodeJS.ErrnoException).code ?? "lookup failed"})`;
+  }
+  const usable = addresses.find(isPublicAddress);
+  if (usable === undefined) {
+    return `${host} resolves only to private, loopback, link-local or metadata addresses (${addresses.join(", ")})`;
+  }
+  return { address: usable, port };
+}
+
+async function resolveAll(host: string): Promise<string[]> {
+  const answers = await lookup(host, { all: true, verbatim: true });
+  return answers.map((answer) => answer.address);
+}

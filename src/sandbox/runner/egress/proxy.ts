@@ -1,0 +1,368 @@
+import { chmod, mkdir, rm } from "node:fs/promises";
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
+import { connect, type Socket } from "node:net";
+import { dirname } from "node:path";
+import { log } from "../../../core/logger.js";
+import { UnsealError } from "../secrets/seal.js";
+import { type EgressHosts, vetTarget } from "./addresses.js";
+import { readClientHello } from "./client-hello.js";
+import { allowedBy, isValidHost, normalizeHost } from "./host-pattern.js";
+import type { EgressPolicySource, SandboxEgressPolicy } from "./policy.js";
+import {
+  placeholderInUrl,
+  Scrubber,
+  scrubHeaders,
+  scrubPatterns,
+  substituteHeaders,
+} from "./substitute.js";
+
+/** One request through a sandbox's proxy, as it is logged (never a secret's value). */
+export interface EgressRecord {
+  readonly sandboxId: string;
+  readonly method: string;
+  readonly host: string;
+  readonly port: number;
+  /** The status the sandbox got; for a tunnel, 200 once it was opened. */
+  readonly status: number;
+  readonly bytesOut: number;
+  readonly bytesIn: number;
+  /** Keys of the secrets put into the request. */
+  readonly secrets: readonly string[];
+  /** Why it was refused, when it was. */
+  readonly refused?: string | undefined;
+}
+
+export interface EgressProxyOptions {
+  readonly sandboxId: string;
+  readonly policyFor: EgressPolicySource;
+  /** `--egress-host name=address:port`: names resolved to exactly that address. */
+  readonly hosts: EgressHosts;
+  /** Called once per request, when it ends. */
+  readonly onRecord?: (record: EgressRecord) => void;
+  /** Name resolution; default the system's (getaddrinfo). */
+  readonly resolve?: (host: string) => Promise<string[]>;
+}
+
+/** A refusal: the status and the text the sandbox gets. */
+class Refusal {
+  constructor(
+    readonly status: number,
+    readonly message: string,
+  ) {}
+}
+
+const noStore =
+  "this sandbox has no secret store, so it has no network access: create it with secretStore naming a store whose allowlist holds the hosts it needs";
+
+/**
+ * The egress proxy of one sandbox, on a Unix socket that the sandbox reaches through its relay
+ * at 127.0.0.1 (native/cairn-relay.c). It takes absolute-URI HTTP requests and CONNECT, and lets
+ * through only what the sandbox's policy allows: without a secret store, 407 to everything
+ * before any lookup; a host off the allowlist, 403 before any lookup; a name is resolved here
+ * and the connection goes to the public address it vetted. Placeholders in request headers
+ * become their secrets for the secrets' hosts, and responses are scrubbed of every form of
+ * every secret. CONNECT carries TLS only, whose ClientHello must name the CONNECT target.
+ */
+export class EgressProxy {
+  private readonly sockets = new Set<Socket>();
+
+  private constructor(
+    private readonly server: Server,
+    readonly socketPath: string,
+  ) {
+    server.on("connection", (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.once("close", () => this.sockets.delete(socket));
+    });
+  }
+
+  /** Serves the proxy on `socketPath` (its folder made 0711, the socket 0666 for the relay). */
+  static async start(socketPath: string, options: EgressProxyOptions): Promise<EgressProxy> {
+    await mkdir(dirname(socketPath), { recursive: true, mode: 0o711 });
+    const server = createServer({ requestTimeout: 0, headersTimeout: 30_000 });
+    const proxy = new EgressProxy(server, socketPath);
+    const handler = new ProxyHandler(options);
+    server.on("request", (request: IncomingMessage, response: ServerResponse) => {
+      handler.forward(request, response).catch((error: unknown) => {
+        log.warn(`egress proxy of ${options.sandboxId}: ${(error as Error).message}`);
+        if (!response.headersSent) response.writeHead(502).end();
+        else response.destroy();
+      });
+    });
+    server.on("connect", (request: IncomingMessage, socket: Socket, head: Buffer) => {
+      handler.tunnel(request, socket, head).catch((error: unknown) => {
+        log.warn(`egress proxy of ${options.sandboxId}: ${(error as Error).message}`);
+        socket.destroy();
+      });
+    });
+    server.on("clientError", (_error, socket: Socket) => {
+      if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n");
+      else socket.destroy();
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(socketPath, () => resolve());
+    });
+    await chmod(socketPath, 0o666);
+    return proxy;
+  }
+
+  /** Stops serving and ends every connection; removes the socket's folder. */
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await rm(dirname(this.socketPath), { recursive: true, force: true });
+  }
+}
+
+class ProxyHandler {
+  constructor(private readonly options: EgressProxyOptions) {}
+
+  /** An absolute-URI request: `GET http://host/path`. */
+  async forward(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const method = request.method ?? "GET";
+    const target = this.parseUrl(request.url ?? "");
+    if (target instanceof Refusal) return this.refuse(response, method, "-", 0, target);
+    const { url, host, port } = target;
+    const allowed = await this.admit(method, host, port, request.url ?? "");
+    if (allowed instanceof Refusal) return this.refuse(response, method, host, port, allowed);
+    const { policy, address } = allowed;
+    const substituted = substituteHeaders(request.headers, policy, host, port);
+    if ("refused" in substituted) {
+      return this.refuse(response, method, host, port, new Refusal(403, substituted.refused));
+    }
+    const headers = { ...substituted.headers, host: url.host };
+    // The response of a request that carried a secret is scrubbed: it must come uncompressed.
+    if (substituted.used.length > 0) headers["accept-encoding"] = "identity";
+    const patterns = scrubPatterns(policy);
+    let bytesOut = 0;
+    let bytesIn = 0;
+    await new Promise<void>((resolve) => {
+      const upstream = httpRequest({
+        host: address.address,
+        port: address.port,
+        method,
+        path: `${url.pathname}${url.search}`,
+        headers,
+        setHost: false,
+      });
+      upstream.on("response", (answer) => {
+        const status = answer.statusCode ?? 502;
+        const headers = scrubHeaders(answer.headers, patterns);
+        // A scrubbed body may change length: it goes out chunked.
+        if (patterns.length > 0) delete headers["content-length"];
+        response.writeHead(status, headers);
+        answer.on("data", (chunk: Buffer) => {
+          bytesIn += chunk.length;
+        });
+        const body = patterns.length === 0 ? answer : answer.pipe(new Scrubber(patterns));
+        body.pipe(response);
+        response.once("close", () => {
+          this.record({ method, host, port, status, bytesOut, bytesIn, secrets: substituted.used });
+          resolve();
+        });
+      });
+      upstream.on("error", (error) => {
+        const refusal = new Refusal(502, `${host}:${port} could not be reached: ${error.message}`);
+        this.refuse(response, method, host, port, refusal);
+        resolve();
+      });
+      request.on("data", (chunk: Buffer) => {
+        bytesOut += chunk.length;
+      });
+      request.pipe(upstream);
+    });
+  }
+
+  /** CONNECT host:port: a TLS tunnel to the vetted address, once the ClientHello agrees. */
+  async tunnel(request: IncomingMessage, client: Socket, head: Buffer): Promise<void> {
+    const target = this.parseAuthority(request.url ?? "");
+    if (target instanceof Refusal) return this.refuseSocket(client, "-", 0, target);
+    const { host, port } = target;
+    const allowed = await this.admit("CONNECT", host, port, "");
+    if (allowed instanceof Refusal) return this.refuseSocket(client, host, port, allowed);
+    client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+    const hello = await readClientHello(client, head);
+    if (typeof hello === "string" || normalizeHost(hello.serverName) !== host) {
+      const why =
+        typeof hello === "string"
+          ? hello
+          : `the TLS ClientHello names ${hello.serverName}, not the CONNECT target ${host}`;
+      // After the 200, a refusal can only close the tunnel; it is logged as 421.
+      client.destroy();
+      this.recordRefusal("CONNECT", host, port, new Refusal(421, why));
+      return;
+    }
+    const upstream = connect({ host: allowed.address.address, port: allowed.address.port });
+    let bytesOut = hello.bytes.length;
+    let bytesIn = 0;
+    upstream.write(hello.bytes);
+    client.on("data", (chunk: Buffer) => {
+      bytesOut += chunk.length;
+    });
+    upstream.on("data", (chunk: Buffer) => {
+      bytesIn += chunk.length;
+    });
+    client.pipe(upstream).pipe(client);
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on("error", end);
+    upstream.on("error", end);
+    await new Promise<void>((resolve) => {
+      let open = 2;
+      const closed = () => {
+        open -= 1;
+        if (open === 0) resolve();
+      };
+      client.once("close", closed);
+      upstream.once("close", closed);
+    });
+    this.record({ method: "CONNECT", host, port, status: 200, bytesOut, bytesIn, secrets: [] });
+  }
+
+  /**
+   * The checks every request passes, in order, each before anything costs the network: a policy
+   * (407), the allowlist (403), no placeholder in the URL (403), then a vetted address.
+   */
+  private async admit(
+    method: string,
+    host: string,
+    port: number,
+    url: string,
+  ): Promise<
+    { policy: SandboxEgressPolicy; address: { address: string; port: number } } | Refusal
+  > {
+    if (method === "TRACE") return new Refusal(405, "TRACE is not allowed through the proxy");
+    let policy: SandboxEgressPolicy | undefined;
+    try {
+      policy = this.options.policyFor(this.options.sandboxId);
+    } catch (error) {
+      if (error instanceof UnsealError) return new Refusal(502, error.message);
+      throw error;
+    }
+    if (policy === undefined) return new Refusal(407, noStore);
+    if (!allowedBy(policy.allowlist, host, port)) {
+      return new Refusal(
+        403,
+        `${host}:${port} is not on the allowlist of secret store ${policy.store} (${policy.allowlist.join(", ")})`,
+      );
+    }
+    const inUrl = placeholderInUrl(url);
+    if (inUrl !== undefined) return new Refusal(403, inUrl);
+    const address = await vetTarget(
+      host,
+      port,
+      policy.allowlist,
+      this.options.hosts,
+      this.options.resolve,
+    );
+    if (typeof address === "string") return new Refusal(403, address);
+    return { policy, address };
+  }
+
+  private parseUrl(raw: string): { url: URL; host: string; port: number } | Refusal {
+    if (/^https:/i.test(raw)) {
+      return new Refusal(
+        400,
+        "an https URL goes through CONNECT (set HTTPS_PROXY), not as a request",
+      );
+    }
+    if (!/^http:\/\//i.test(raw)) {
+      return new Refusal(
+        400,
+        "this is the sandbox's egress proxy: send absolute http:// URLs, or CONNECT",
+      );
+    }
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      return new Refusal(400, "the request's URL is not valid");
+    }
+    if (url.username !== "" || url.password !== "") {
+      return new Refusal(
+        400,
+        "URLs with user info are not sent through the proxy; use an Authorization header",
+      );
+    }
+    const host = normalizeHost(url.hostname);
+    if (!isValidHost(host))
+      return new Refusal(400, "the request's host is not a valid name or address");
+    return { url, host, port: url.port === "" ? 80 : Number(url.port) };
+  }
+
+  // host:port as CONNECT gives it; the URL parser reads IP literals in every notation.
+  private parseAuthority(raw: string): { host: string; port: number } | Refusal {
+    const target = this.parseUrl(`http://${raw}`);
+    if (target instanceof Refusal) return new Refusal(400, "CONNECT needs host:port");
+    if (!/:\d+$/.test(raw) || target.url.pathname !== "/" || target.url.search !== "") {
+      return new Refusal(400, "CONNECT needs host:port");
+    }
+    return { host: target.host, port: target.port };
+  }
+
+  private refuse(
+    response: ServerResponse,
+    method: string,
+    host: string,
+    port: number,
+    refusal: Refusal,
+  ): void {
+    if (!response.headersSent) {
+      response.writeHead(refusal.status, {
+        "content-type": "text/plain; charset=utf-8",
+        connection: "close",
+        ...(refusal.status === 407 ? { "proxy-authenticate": 'Cairn realm="egress"' } : {}),
+      });
+      response.end(`${refusal.message}\n`);
+    } else {
+      response.destroy();
+    }
+    this.recordRefusal(method, host, port, refusal);
+  }
+
+  private refuseSocket(socket: Socket, host: string, port: number, refusal: Refusal): void {
+    const body = `${refusal.message}\n`;
+    const reason =
+      {
+        400: "Bad Request",
+        403: "Forbidden",
+        405: "Method Not Allowed",
+        407: "Proxy Authentication Required",
+        502: "Bad Gateway",
+      }[refusal.status] ?? "Refused";
+    socket.end(
+      `HTTP/1.1 ${refusal.status} ${reason}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${refusal.status === 407 ? 'proxy-authenticate: Cairn realm="egress"\r\n' : ""}connection: close\r\n\r\n${body}`,
+    );
+    this.recordRefusal("CONNECT", host, port, refusal);
+  }
+
+  private recordRefusal(method: string, host: string, port: number, refusal: Refusal): void {
+    this.record({
+      method,
+      host,
+      port,
+      status: refusal.status,
+      bytesOut: 0,
+      bytesIn: 0,
+      secrets: [],
+      refused: refusal.message,
+    });
+  }
+
+  private record(entry: Omit<EgressRecord, "sandboxId">): void {
+    const record = { sandboxId: this.options.sandboxId, ...entry };
+    log.info(
+      `egress ${record.sandboxId} ${record.method} ${record.host}:${record.port} ${record.status} out ${record.bytesOut} in ${record.bytesIn}${record.secrets.length > 0 ? ` secrets ${record.secrets.join(",")}` : ""}${record.refused === undefined ? "" : ` refused: ${record.refused}`}`,
+    );
+    this.options.onRecord?.(record);
+  }
+}

@@ -1,0 +1,169 @@
+import { PassThrough } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { isPublicAddress, vetTarget } from "./addresses.js";
+import { allowedBy, parseHostPattern } from "./host-pattern.js";
+import type { SandboxEgressPolicy } from "./policy.js";
+import { placeholderInUrl, Scrubber, scrubPatterns, substituteHeaders } from "./substitute.js";
+
+describe("host patterns", () => {
+  it("match exactly, wildcards on subdomains only, on the web's ports unless one is named", () => {
+    const list = ["api.example.com", "*.cdn.example.com", "models.internal:8443"];
+    const allowed = (host: string, port = 443) => allowedBy(list, host, port);
+    expect(allowed("api.example.com")).toBe(true);
+    expect(allowed("API.Example.COM.")).toBe(true);
+    expect(allowed("api.example.com", 80)).toBe(true);
+    expect(allowed("api.example.com", 8080)).toBe(false);
+    expect(allowed("img.cdn.example.com")).toBe(true);
+    expect(allowed("a.b.cdn.example.com")).toBe(true);
+    expect(allowed("cdn.example.com")).toBe(false);
+    expect(allowed("models.internal", 8443)).toBe(true);
+    expect(allowed("models.internal", 443)).toBe(false);
+    for (const trick of [
+      "evil-api.example.com",
+      "api.example.com.evil.io",
+      "apiexample.com",
+      "xcdn.example.com",
+      "api.example.com\u0000.evil.io",
+      "api.example.com/evil",
+      "api.example.com@evil.io",
+      "*.example.com",
+      "",
+    ]) {
+      expect(allowed(trick), trick).toBe(false);
+    }
+  });
+
+  it("refuse what is not a host pattern, saying why", () => {
+    for (const [entry, why] of [
+      ["https://a.com", "scheme"],
+      ["a.com/x", "scheme"],
+      ["*.com", "top-level"],
+      ["a.*.com", "wildcard"],
+      ["*a.com", "wildcard"],
+      ["a.com:99999", "port"],
+      ["::1", "brackets"],
+      ["[a.com]", "IPv6"],
+      ["-a.com", "valid host name"],
+      ["*.10.0.0.1", "wildcard"],
+      ["1.2.3", "neither"],
+    ] as const) {
+      const parsed = parseHostPattern(entry);
+      expect(typeof parsed, entry).toBe("string");
+      expect(parsed, entry).toContain(why);
+    }
+    expect(parseHostPattern("[::1]:8443")).toEqual({ host: "::1", wildcard: false, port: 8443 });
+  });
+});
+
+describe("addresses", () => {
+  it("are public only outside loopback, private, link-local, metadata and their mapped forms", () => {
+    for (const address of [
+      "127.0.0.1",
+      "10.1.2.3",
+      "172.16.0.1",
+      "192.168.1.1",
+      "169.254.169.254",
+      "100.64.0.1",
+      "0.0.0.0",
+      "::1",
+      "::",
+      "fd00:ec2::254",
+      "fe80::1",
+      "::ffff:127.0.0.1",
+      "::ffff:7f00:1",
+      "::ffff:a9fe:a9fe",
+      "::127.0.0.1",
+      "64:ff9b::a9fe:a9fe",
+      "224.0.0.1",
+      "not an address",
+    ]) {
+      expect(isPublicAddress(address), address).toBe(false);
+    }
+    for (const address of ["1.1.1.1", "93.184.216.34", "2606:4700:4700::1111", "::ffff:1.1.1.1"]) {
+      expect(isPublicAddress(address), address).toBe(true);
+    }
+  });
+
+  it("are vetted once, so a name that resolves to a private address is refused", async () => {
+    const resolve = (answers: string[]) => async () => answers;
+    const none = new Map();
+    expect(await vetTarget("api.example.com", 443, [], none, resolve(["93.184.216.34"]))).toEqual({
+      address: "93.184.216.34",
+      port: 443,
+    });
+    // Rebinding: a private answer among public ones is never the one dialled.
+    expect(
+      await vetTarget("api.example.com", 443, [], none, resolve(["127.0.0.1", "93.184.216.34"])),
+    ).toEqual({ address: "93.184.216.34", port: 443 });
+    expect(await vetTarget("api.example.com", 443, [], none, resolve(["169.254.169.254"]))).toMatch(
+      /resolves only to private/,
+    );
+    expect(await vetTarget("10.0.0.5", 80, ["10.0.0.5"], none)).toEqual({
+      address: "10.0.0.5",
+      port: 80,
+    });
+    expect(await vetTarget("10.0.0.6", 80, ["10.0.0.5"], none)).toMatch(/private/);
+    const named = new Map([["model.local", { address: "127.0.0.1", port: 8443 }]]);
+    expect(await vetTarget("model.local", 443, [], named)).toEqual({
+      address: "127.0.0.1",
+      port: 8443,
+    });
+  });
+});
+
+const policy: SandboxEgressPolicy = {
+  store: "prod",
+  allowlist: ["api.example.com", "other.example.com"],
+  secrets: [
+    {
+      key: "API_KEY",
+      placeholder: `cairn_sealed_${"a".repeat(32)}`,
+      value: "s3cr3t/value+with=chars&more",
+      hosts: ["api.example.com"],
+    },
+  ],
+};
+
+describe("substitution", () => {
+  it("puts the value only into requests to the secret's hosts", () => {
+    const placeholder = policy.secrets[0]?.placeholder as string;
+    const headers = { authorization: `Bearer ${placeholder}`, "proxy-authorization": "x" };
+    const there = substituteHeaders(headers, policy, "api.example.com", 443);
+    expect(there).toEqual({
+      headers: { authorization: "Bearer s3cr3t/value+with=chars&more" },
+      used: ["API_KEY"],
+    });
+    expect(substituteHeaders(headers, policy, "other.example.com", 443)).toMatchObject({
+      refused: expect.stringContaining("secret API_KEY"),
+    });
+    expect(placeholderInUrl(`/x?k=${encodeURIComponent(placeholder)}`)).toBeDefined();
+    expect(placeholderInUrl("/x?k=1")).toBeUndefined();
+  });
+
+  it("scrubs every form of the value from an answer, across chunk boundaries", async () => {
+    const value = policy.secrets[0]?.value as string;
+    const echoed = [
+      value,
+      JSON.stringify(value),
+      encodeURIComponent(value),
+      Buffer.from(value).toString("base64"),
+      Buffer.from(`user:${value}`).toString("base64"),
+      Buffer.from(`us:${value}`).toString("base64url"),
+    ].join(" | ");
+    const scrubber = new Scrubber(scrubPatterns(policy));
+    const out: Buffer[] = [];
+    const sink = new PassThrough();
+    sink.on("data", (chunk: Buffer) => out.push(chunk));
+    scrubber.pipe(sink);
+    // One byte at a time: every form is split across chunks.
+    for (const byte of Buffer.from(echoed)) scrubber.write(Buffer.from([byte]));
+    scrubber.end();
+    await new Promise((resolve) => sink.on("end", resolve));
+    const text = Buffer.concat(out).toString();
+    expect(text).not.toContain(value);
+    expect(text).not.toContain(encodeURIComponent(value));
+    expect(text).not.toContain(Buffer.from(value).toString("base64").slice(4, 24));
+    expect(text).not.toContain(Buffer.from(`user:${value}`).toString("base64").slice(8, 28));
+    expect(text).toContain(policy.secrets[0]?.placeholder);
+  });
+});

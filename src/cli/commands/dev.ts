@@ -1,4 +1,5 @@
 import { apiKeyFile, consoleLogger, createServer, type ServerOptions } from "../../server/index.js";
+import { UsageError } from "../program/cairn-command.js";
 import type { DevOptions } from "../program/dev.js";
 
 /**
@@ -16,6 +17,9 @@ export async function dev(
     ...(options.port === undefined ? {} : { port: options.port }),
     ...(options.host === undefined ? {} : { host: options.host }),
     ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
+    ...(options.egressHost === undefined
+      ? {}
+      : { egress: { hosts: egressHosts(options.egressHost) } }),
     sandboxes: {
       ...settings.sandboxes,
       enabled: options.sandboxes,
@@ -50,4 +54,15 @@ export async function dev(
   });
   write("stopped\n");
   return 0;
+}
+
+// name=address:port pairs; the service checks each.
+function egressHosts(pairs: readonly string[]): Record<string, string> {
+  const hosts: Record<string, string> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf("=");
+    if (at <= 0) throw new UsageError(`--egress-host ${pair}: use name=address:port`);
+    hosts[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return hosts;
 }

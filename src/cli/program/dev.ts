@@ -10,6 +10,8 @@ export interface DevOptions {
   /** False with --no-sandboxes. */
   readonly sandboxes: boolean;
   readonly verbose?: boolean;
+  /** `name=address:port` pairs, from --egress-host. */
+  readonly egressHost?: readonly string[];
 }
 
 /** Declares `cairn dev`. */
@@ -35,6 +37,11 @@ export function addDevCommand(program: CairnCommand): void {
       "run sandboxes where this host cannot enforce a limit (each sandbox then lists what is not enforced); without it they are refused",
     )
     .option("--no-sandboxes", "serve the observability API without the sandbox runner")
+    .option(
+      "--egress-host <name=address:port>",
+      "make sandboxes' proxies resolve this name to exactly this address, loopback or private allowed (a model server on this host); the name must still be on a sandbox's allowlist; repeat for more",
+      (value: string, previous: readonly string[] = []) => [...previous, value],
+    )
     .option(
       "--verbose",
       "log the details of each problem, not only its line (as CAIRN_LOG_LEVEL=debug does)",

@@ -110,6 +110,14 @@ describe("a sandbox's egress", () => {
       const env = await sandbox.run("env");
       expect(env.stdout).toContain("HTTPS_PROXY=http://127.0.0.1:3128");
       expect(env.stdout).toContain("NO_PROXY=localhost,127.0.0.1");
+      // The runner's CA is trusted in the sandbox, after the system's certificates.
+      expect(env.stdout).toContain("SSL_CERT_FILE=/etc/cairn/ca-bundle.pem");
+      const bundle = await sandbox.run("cat", { args: ["/etc/cairn/ca-bundle.pem"] });
+      expect(bundle.stdout).toMatch(/-----BEGIN CERTIFICATE-----/);
+      const write = await sandbox.run("sh", {
+        args: ["-c", "echo x > /etc/cairn/ca-bundle.pem 2>/dev/null && echo replaced"],
+      });
+      expect(write.stdout).not.toContain("replaced");
     } finally {
       await sandbox.kill();
     }

@@ -17,9 +17,10 @@ export async function dev(
     ...(options.port === undefined ? {} : { port: options.port }),
     ...(options.host === undefined ? {} : { host: options.host }),
     ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
-    ...(options.egressHost === undefined
-      ? {}
-      : { egress: { hosts: egressHosts(options.egressHost) } }),
+    egress: {
+      ...(options.egressHost === undefined ? {} : { hosts: egressHosts(options.egressHost) }),
+      ...(options.egressCaFile === undefined ? {} : { caFiles: options.egressCaFile }),
+    },
     sandboxes: {
       ...settings.sandboxes,
       enabled: options.sandboxes,

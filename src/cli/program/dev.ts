@@ -12,6 +12,8 @@ export interface DevOptions {
   readonly verbose?: boolean;
   /** `name=address:port` pairs, from --egress-host. */
   readonly egressHost?: readonly string[];
+  /** PEM files of CAs the proxy trusts upstream, from --egress-ca-file. */
+  readonly egressCaFile?: readonly string[];
 }
 
 /** Declares `cairn dev`. */
@@ -40,6 +42,11 @@ export function addDevCommand(program: CairnCommand): void {
     .option(
       "--egress-host <name=address:port>",
       "make sandboxes' proxies resolve this name to exactly this address, loopback or private allowed (a model server on this host); the name must still be on a sandbox's allowlist; repeat for more",
+      (value: string, previous: readonly string[] = []) => [...previous, value],
+    )
+    .option(
+      "--egress-ca-file <pem>",
+      "also trust this CA for the TLS the proxies open upstream (a local model server's own certificate); repeat for more",
       (value: string, previous: readonly string[] = []) => [...previous, value],
     )
     .option(

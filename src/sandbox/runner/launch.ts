@@ -28,6 +28,14 @@ export interface LaunchSpec {
   readonly tmpSizeMB: number;
   /** The seccomp filter of every process in the sandbox (seccomp/filter.ts). */
   readonly filter: Uint8Array;
+  /** Files of /etc beyond the base ones (the egress CA bundle), by path under /etc. */
+  readonly etcFiles?: Readonly<Record<string, string>> | undefined;
+}
+
+/** The files of /etc a sandbox gets from bytes: none for a root filesystem image (its own). */
+function etcFilesOf(spec: LaunchSpec): Readonly<Record<string, string>> {
+  if (spec.template.root.kind === "rootfs") return {};
+  return { ...sandboxEtcFiles, ...spec.etcFiles };
 }
 
 export interface LaunchedSandbox {
@@ -138,7 +146,7 @@ function rootArguments(spec: LaunchSpec): string[] {
     "/usr",
     ...topLevel("/", [], ["bin", "lib", "lib32", "lib64", "libx32", "sbin"]),
   ];
-  Object.keys(sandboxEtcFiles).forEach((name, index) => {
+  Object.keys(etcFilesOf(spec)).forEach((name, index) => {
     args.push("--ro-bind-data", String(fds.firstData + index), `/etc/${name}`);
   });
   // The dynamic linker's cache and the alternatives that /usr/bin links through (awk, editor…).
@@ -192,7 +200,7 @@ export function launchSandbox(spec: LaunchSpec): Promise<LaunchedSandbox> {
     spec.hostUid === undefined
       ? []
       : ["setpriv", `--reuid=${spec.hostUid}`, `--regid=${spec.hostUid}`, "--clear-groups", "--"];
-  const etcData = spec.template.root.kind === "rootfs" ? [] : Object.values(sandboxEtcFiles);
+  const etcData = Object.values(etcFilesOf(spec));
   const child = spawn(
     "/bin/sh",
     [

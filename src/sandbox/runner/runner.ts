@@ -142,6 +142,7 @@ export class SandboxRunner {
       workspacePool: settings.workspacePool ?? 4,
       // No sandbox starts where the limits are refused: none is started ahead either.
       warmSandboxes: refused ? 0 : (settings.warmSandboxes ?? 2),
+      etcFiles: settings.egress?.etcFiles,
     });
     const abandoned = settings.records.markAbandoned(
       "the runner stopped while the sandbox was running",

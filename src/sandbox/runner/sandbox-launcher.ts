@@ -49,6 +49,8 @@ export interface LauncherSettings {
   readonly workspacePool: number;
   /** Sandboxes of the base template and default size started ahead (0: none). */
   readonly warmSandboxes: number;
+  /** Files of /etc beyond the base ones (the egress CA bundle). */
+  readonly etcFiles?: Readonly<Record<string, string>> | undefined;
 }
 
 /**
@@ -183,6 +185,7 @@ export class SandboxLauncher {
         // the sandbox room to run (ENOSPC, not the OOM killer taking every process).
         tmpSizeMB: Math.min(Math.floor(sizes.memoryMB / 2), 1024),
         filter: this.settings.host.seccompFilter,
+        etcFiles: this.settings.etcFiles,
       });
       // Formatting the next workspaces would compete with this start for the CPU: after it.
       this.disks.refill();

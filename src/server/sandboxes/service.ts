@@ -1,13 +1,16 @@
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
+import { rootCertificates } from "node:tls";
 import { ConfigurationError } from "../../core/errors/index.js";
 import { log } from "../../core/logger.js";
 import { diskRangeMB as defaultDiskRange } from "../../core/wire/sandbox-sizes.js";
 import type { CapacityOptions } from "../../sandbox/runner/admission.js";
 import type { EgressHosts } from "../../sandbox/runner/egress/addresses.js";
+import { CertificateAuthority } from "../../sandbox/runner/egress/certificate-authority.js";
 import { parseHostPattern } from "../../sandbox/runner/egress/host-pattern.js";
 import { egressEnvironment, SandboxEgress } from "../../sandbox/runner/egress/sandbox-egress.js";
 import { relayHelper } from "../../sandbox/runner/enter-helper.js";
@@ -79,6 +82,11 @@ export interface EgressOptions {
    * test's upstream). The name must still be on a sandbox's allowlist.
    */
   readonly hosts?: Readonly<Record<string, string>>;
+  /**
+   * PEM files of CAs to trust, besides the system's, for upstream TLS the proxy originates
+   * (a local model server with its own certificate).
+   */
+  readonly caFiles?: readonly string[];
 }
 
 /**
@@ -95,11 +103,23 @@ async function startEgress(
     log.warn(`sandboxes have no egress: ${relay.problem} (fix: ${relay.fix})`);
     return undefined;
   }
+  const hosts = parseEgressHosts(options.hosts ?? {});
+  const extraCa = (options.caFiles ?? []).map((file) => {
+    try {
+      return readFileSync(file, "utf8");
+    } catch (error) {
+      throw new ConfigurationError(
+        `egress CA file ${file} cannot be read: ${(error as Error).message}`,
+      );
+    }
+  });
   return new SandboxEgress({
     relay: relay.path,
     runtimeDir,
     policyFor: (sandboxId) => secretStores?.policyFor(sandboxId),
-    hosts: parseEgressHosts(options.hosts ?? {}),
+    hosts,
+    authority: CertificateAuthority.create(),
+    ...(extraCa.length === 0 ? {} : { upstreamCa: [...rootCertificates, ...extraCa] }),
   });
 }
 

@@ -1,10 +1,12 @@
 import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer as createHttpsServer, request as httpsRequest } from "node:https";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect as tlsConnect } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CertificateAuthority } from "./certificate-authority.js";
 import type { SandboxEgressPolicy } from "./policy.js";
 import { EgressProxy, type EgressRecord } from "./proxy.js";
 
@@ -100,5 +102,115 @@ describe("CONNECT through the egress proxy", () => {
       "the TLS ClientHello names evil.example, not the CONNECT target tls.test.internal",
       "the tunnel's first bytes are not a TLS handshake",
     ]);
+  });
+});
+
+describe("CONNECT to a host a secret may go to", () => {
+  const secret = "sk-live-9a8b7c6d5e4f3a2b1c0d";
+  const placeholder = `cairn_sealed_${"b".repeat(32)}`;
+  let intercepting: EgressProxy;
+  let runnerCa: CertificateAuthority;
+  let server: ReturnType<typeof createHttpsServer>;
+  let seen: Array<{ url: string; authorization: string | undefined; host: string | undefined }>;
+
+  beforeAll(async () => {
+    seen = [];
+    // The upstream has a certificate of its own CA, which the proxy is told to trust.
+    const upstreamCa = CertificateAuthority.create("Test upstream");
+    server = createHttpsServer(
+      {
+        SNICallback: async (_name, done) => done(null, upstreamCa.contextFor("api.test.internal")),
+      },
+      (request, response) => {
+        seen.push({
+          url: request.url ?? "",
+          authorization: request.headers.authorization,
+          host: request.headers.host,
+        });
+        response.writeHead(200, { "x-echo": String(request.headers.authorization) });
+        response.end(`you sent ${request.headers.authorization}`);
+      },
+    );
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const port = (server.address() as { port: number }).port;
+    runnerCa = CertificateAuthority.create();
+    intercepting = await EgressProxy.start(join(folder, "intercepting", "proxy.sock"), {
+      sandboxId: "sbx_tls",
+      policyFor: () => ({
+        store: "prod",
+        allowlist: ["api.test.internal"],
+        secrets: [{ key: "API_KEY", placeholder, value: secret, hosts: ["api.test.internal"] }],
+      }),
+      hosts: new Map([["api.test.internal", { address: "127.0.0.1", port }]]),
+      authority: runnerCa,
+      upstreamCa: [upstreamCa.certificatePem],
+    });
+  });
+  afterAll(async () => {
+    await intercepting.close();
+    server.close();
+  });
+
+  /** An HTTPS request through the tunnel, trusting the runner's CA as a sandbox does. */
+  async function through(
+    target: string,
+    servername: string,
+    headers: Record<string, string>,
+  ): Promise<{ status: number; headers: Record<string, unknown>; body: string } | Error> {
+    const socket = connect(intercepting.socketPath);
+    await once(socket, "connect");
+    socket.write(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`);
+    await once(socket, "data");
+    return new Promise((resolve) => {
+      const request = httpsRequest(
+        {
+          createConnection: () => tlsConnect({ socket, servername, ca: [runnerCa.certificatePem] }),
+          path: "/v1/models",
+          headers,
+        },
+        (response) => {
+          let body = "";
+          response.setEncoding("utf8").on("data", (text: string) => {
+            body += text;
+          });
+          response.on("end", () =>
+            resolve({ status: response.statusCode ?? 0, headers: response.headers, body }),
+          );
+        },
+      );
+      request.on("error", (error) => resolve(error));
+      request.end();
+    });
+  }
+
+  it("ends TLS with the runner's CA, puts the secret in, and scrubs the echo", async () => {
+    const answer = await through("api.test.internal:443", "api.test.internal", {
+      host: "api.test.internal",
+      authorization: `Bearer ${placeholder}`,
+    });
+    expect(answer).toMatchObject({ status: 200, body: `you sent Bearer ${placeholder}` });
+    expect((answer as { headers: Record<string, unknown> }).headers["x-echo"]).toBe(
+      `Bearer ${placeholder}`,
+    );
+    expect(seen.at(-1)).toEqual({
+      url: "/v1/models",
+      authorization: `Bearer ${secret}`,
+      host: "api.test.internal",
+    });
+  });
+
+  it("refuses a Host other than the tunnel's with 421, and another SNI at the handshake", async () => {
+    const before = seen.length;
+    const otherHost = await through("api.test.internal:443", "api.test.internal", {
+      host: "evil.example",
+      authorization: `Bearer ${placeholder}`,
+    });
+    expect(otherHost).toMatchObject({ status: 421 });
+    const otherName = await through("api.test.internal:443", "evil.example", {
+      host: "api.test.internal",
+    });
+    expect(otherName).toBeInstanceOf(Error);
+    expect(seen.length).toBe(before);
   });
 });

@@ -6,11 +6,14 @@ import {
   type Server,
   type ServerResponse,
 } from "node:http";
+import { request as httpsRequest } from "node:https";
 import { connect, type Socket } from "node:net";
 import { dirname } from "node:path";
+import { TLSSocket } from "node:tls";
 import { log } from "../../../core/logger.js";
 import { UnsealError } from "../secrets/seal.js";
 import { type EgressHosts, vetTarget } from "./addresses.js";
+import type { CertificateAuthority } from "./certificate-authority.js";
 import { readClientHello } from "./client-hello.js";
 import { allowedBy, isValidHost, normalizeHost } from "./host-pattern.js";
 import type { EgressPolicySource, SandboxEgressPolicy } from "./policy.js";
@@ -47,6 +50,16 @@ export interface EgressProxyOptions {
   readonly onRecord?: (record: EgressRecord) => void;
   /** Name resolution; default the system's (getaddrinfo). */
   readonly resolve?: (host: string) => Promise<string[]>;
+  /** Intercepts TLS to hosts a secret may go to; without it, every tunnel passes as it is. */
+  readonly authority?: CertificateAuthority;
+  /** The certificates upstream TLS is verified against; default Node's root store. */
+  readonly upstreamCa?: readonly string[];
+}
+
+/** A request that passed the checks: the policy it was judged by, and where it may go. */
+interface Admitted {
+  readonly policy: SandboxEgressPolicy;
+  readonly address: { readonly address: string; readonly port: number };
 }
 
 /** A refusal: the status and the text the sandbox gets. */
@@ -132,32 +145,58 @@ class ProxyHandler {
     const { url, host, port } = target;
     const allowed = await this.admit(method, host, port, request.url ?? "");
     if (allowed instanceof Refusal) return this.refuse(response, method, host, port, allowed);
+    const path = `${url.pathname}${url.search}`;
+    await this.relay(request, response, { host, port, hostHeader: url.host, path }, allowed, false);
+  }
+
+  /**
+   * Sends a request on to the vetted address, its placeholders replaced, and its answer back
+   * scrubbed. Over TLS (an intercepted tunnel) the upstream's certificate is verified against
+   * the host the tunnel was opened for.
+   */
+  private async relay(
+    request: IncomingMessage,
+    response: ServerResponse,
+    target: { host: string; port: number; hostHeader: string; path: string },
+    allowed: Admitted,
+    tls: boolean,
+  ): Promise<void> {
+    const method = request.method ?? "GET";
+    const { host, port } = target;
     const { policy, address } = allowed;
     const substituted = substituteHeaders(request.headers, policy, host, port);
     if ("refused" in substituted) {
       return this.refuse(response, method, host, port, new Refusal(403, substituted.refused));
     }
-    const headers = { ...substituted.headers, host: url.host };
+    const headers = { ...substituted.headers, host: target.hostHeader };
     // The response of a request that carried a secret is scrubbed: it must come uncompressed.
     if (substituted.used.length > 0) headers["accept-encoding"] = "identity";
     const patterns = scrubPatterns(policy);
     let bytesOut = 0;
     let bytesIn = 0;
     await new Promise<void>((resolve) => {
-      const upstream = httpRequest({
+      const options = {
         host: address.address,
         port: address.port,
         method,
-        path: `${url.pathname}${url.search}`,
+        path: target.path,
         headers,
         setHost: false,
-      });
+      };
+      const upstream = tls
+        ? httpsRequest({
+            ...options,
+            servername: host,
+            ...(this.options.upstreamCa === undefined ? {} : { ca: [...this.options.upstreamCa] }),
+            agent: false,
+          })
+        : httpRequest(options);
       upstream.on("response", (answer) => {
         const status = answer.statusCode ?? 502;
-        const headers = scrubHeaders(answer.headers, patterns);
+        const answerHeaders = scrubHeaders(answer.headers, patterns);
         // A scrubbed body may change length: it goes out chunked.
-        if (patterns.length > 0) delete headers["content-length"];
-        response.writeHead(status, headers);
+        if (patterns.length > 0) delete answerHeaders["content-length"];
+        response.writeHead(status, answerHeaders);
         answer.on("data", (chunk: Buffer) => {
           bytesIn += chunk.length;
         });
@@ -187,6 +226,13 @@ class ProxyHandler {
     const { host, port } = target;
     const allowed = await this.admit("CONNECT", host, port, "");
     if (allowed instanceof Refusal) return this.refuseSocket(client, host, port, allowed);
+    const authority = this.options.authority;
+    const secretInScope = allowed.policy.secrets.some((secret) =>
+      allowedBy(secret.hosts, host, port),
+    );
+    if (authority !== undefined && secretInScope) {
+      return this.intercept(client, head, host, port, authority);
+    }
     client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
     const hello = await readClientHello(client, head);
     if (typeof hello === "string" || normalizeHost(hello.serverName) !== host) {
@@ -226,6 +272,100 @@ class ProxyHandler {
       upstream.once("close", closed);
     });
     this.record({ method: "CONNECT", host, port, status: 200, bytesOut, bytesIn, secrets: [] });
+  }
+
+  /**
+   * A tunnel to a host a secret may go to: TLS ends here, with a certificate the runner's CA
+   * made for that host only, so that requests can carry the secret and answers be scrubbed.
+   * The ClientHello's name and every request's Host must be the CONNECT target (421
+   * otherwise); each request is admitted again (its secrets may have changed) and sent on over
+   * TLS verified against the target.
+   */
+  private async intercept(
+    client: Socket,
+    head: Buffer,
+    host: string,
+    port: number,
+    authority: CertificateAuthority,
+  ): Promise<void> {
+    const context = authority.contextFor(host);
+    client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+    if (head.length > 0) client.unshift(head);
+    const secure = new TLSSocket(client, {
+      isServer: true,
+      secureContext: context,
+      SNICallback: (name, answer) =>
+        normalizeHost(name) === host
+          ? answer(null, context)
+          : answer(new Error(`the TLS ClientHello names ${name}, not the CONNECT target ${host}`)),
+    });
+    const inner = createServer({ requestTimeout: 0, headersTimeout: 30_000 });
+    inner.on("request", (request: IncomingMessage, response: ServerResponse) => {
+      this.forwardIntercepted(request, response, host, port).catch((error: unknown) => {
+        log.warn(`egress proxy of ${this.options.sandboxId}: ${(error as Error).message}`);
+        if (!response.headersSent) response.writeHead(502).end();
+        else response.destroy();
+      });
+    });
+    // A tunnel inside a tunnel would reach past the check made for this one.
+    inner.on("connect", (_request: IncomingMessage, socket: Socket) => {
+      socket.end("HTTP/1.1 405 Method Not Allowed\r\nconnection: close\r\n\r\n");
+    });
+    await new Promise<void>((resolve) => {
+      secure.once("secure", () => {
+        if (normalizeHost(String(secure.servername || "")) !== host) {
+          secure.destroy();
+          this.recordRefusal(
+            "CONNECT",
+            host,
+            port,
+            new Refusal(421, "the TLS ClientHello names no server"),
+          );
+        } else {
+          inner.emit("connection", secure);
+        }
+      });
+      secure.once("error", (error) => {
+        this.recordRefusal("CONNECT", host, port, new Refusal(421, error.message));
+        secure.destroy();
+      });
+      secure.once("close", () => resolve());
+    });
+  }
+
+  private async forwardIntercepted(
+    request: IncomingMessage,
+    response: ServerResponse,
+    host: string,
+    port: number,
+  ): Promise<void> {
+    const method = request.method ?? "GET";
+    const path = request.url ?? "";
+    if (!path.startsWith("/")) {
+      const refusal = new Refusal(
+        421,
+        "inside a tunnel, requests name a path on its host, not a URL",
+      );
+      return this.refuse(response, method, host, port, refusal);
+    }
+    const hostHeader = String(request.headers.host ?? "");
+    let named: URL | undefined;
+    try {
+      named = new URL(`https://${hostHeader}`);
+    } catch {
+      named = undefined;
+    }
+    const namedPort = named?.port === "" ? 443 : Number(named?.port);
+    if (named === undefined || normalizeHost(named.hostname) !== host || namedPort !== port) {
+      const refusal = new Refusal(
+        421,
+        `the request's Host (${hostHeader}) is not the tunnel's host ${host}:${port}`,
+      );
+      return this.refuse(response, method, host, port, refusal);
+    }
+    const allowed = await this.admit(method, host, port, path);
+    if (allowed instanceof Refusal) return this.refuse(response, method, host, port, allowed);
+    await this.relay(request, response, { host, port, hostHeader, path }, allowed, true);
   }
 
   /**

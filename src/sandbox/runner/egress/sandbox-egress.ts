@@ -1,13 +1,25 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { SandboxEntry } from "../enter.js";
 import type { EgressHosts } from "./addresses.js";
+import type { CertificateAuthority } from "./certificate-authority.js";
 import type { EgressPolicySource } from "./policy.js";
 import { EgressProxy, type EgressRecord } from "./proxy.js";
 
 /** The port of the proxy inside every sandbox, on 127.0.0.1. */
 export const egressPort = 3128;
+
+/** Where a sandbox finds the certificates it trusts: the system's and the runner's CA. */
+export const caBundlePath = "/etc/cairn/ca-bundle.pem";
+
+// Debian's, Fedora's and Alpine's bundles of the system's trusted certificates.
+const systemBundles = [
+  "/etc/ssl/certs/ca-certificates.crt",
+  "/etc/pki/tls/certs/ca-bundle.crt",
+  "/etc/ssl/cert.pem",
+];
 
 /**
  * What every process of a sandbox gets so that HTTP clients use its proxy: curl, wget, Python's
@@ -16,6 +28,10 @@ export const egressPort = 3128;
 export function egressEnvironment(): Record<string, string> {
   const proxy = `http://127.0.0.1:${egressPort}`;
   return {
+    SSL_CERT_FILE: caBundlePath,
+    NODE_EXTRA_CA_CERTS: caBundlePath,
+    REQUESTS_CA_BUNDLE: caBundlePath,
+    CURL_CA_BUNDLE: caBundlePath,
     HTTP_PROXY: proxy,
     HTTPS_PROXY: proxy,
     http_proxy: proxy,
@@ -39,6 +55,10 @@ export interface SandboxEgressOptions {
   readonly policyFor: EgressPolicySource;
   readonly hosts: EgressHosts;
   readonly onRecord?: (record: EgressRecord) => void;
+  /** The runner's CA: TLS to hosts a secret may go to is intercepted with it. */
+  readonly authority: CertificateAuthority;
+  /** The certificates upstream TLS is verified against; default Node's root store. */
+  readonly upstreamCa?: readonly string[];
 }
 
 /**
@@ -46,7 +66,17 @@ export interface SandboxEgressOptions {
  * on 127.0.0.1:3128 in the sandbox's network namespace and passes connections to it.
  */
 export class SandboxEgress {
-  constructor(private readonly options: SandboxEgressOptions) {}
+  /** /etc files every sandbox gets: the bundle of the system's certificates and the CA's. */
+  readonly etcFiles: Readonly<Record<string, string>>;
+
+  constructor(private readonly options: SandboxEgressOptions) {
+    const system = systemBundles.find((path) => existsSync(path));
+    const bundle = system === undefined ? "" : readFileSync(system, "utf8");
+    this.etcFiles = {
+      [caBundlePath.slice("/etc/".length)]:
+        `${bundle.trimEnd()}\n${options.authority.certificatePem.trim()}\n`,
+    };
+  }
 
   async attach(sandboxId: string, entry: SandboxEntry): Promise<EgressAttachment> {
     const socketPath = join(
@@ -59,6 +89,8 @@ export class SandboxEgress {
       sandboxId,
       policyFor: this.options.policyFor,
       hosts: this.options.hosts,
+      authority: this.options.authority,
+      ...(this.options.upstreamCa === undefined ? {} : { upstreamCa: this.options.upstreamCa }),
       ...(this.options.onRecord === undefined ? {} : { onRecord: this.options.onRecord }),
     });
     let relay: ChildProcess | undefined;

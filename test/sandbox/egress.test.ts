@@ -151,6 +151,10 @@ describe("a sandbox's egress", () => {
       );
       expect(answerBasic).not.toContain(Buffer.from(`user:${value}`).toString("base64"));
       expect(answerBasic).not.toContain(value);
+      // The bytes through the proxy count in the sandbox's usage.
+      const usage = await (await t.call("GET", "/api/usage?group_by=sandbox")).json();
+      const mine = usage.groups.find((group: { key: string }) => group.key === sandbox.id);
+      expect(mine.egressBytes).toBeGreaterThan(0);
     } finally {
       await sandbox.kill();
     }

@@ -48,6 +48,7 @@ export const usageGroupSchema = z.object({
   memoryGBHours: z.number(),
   wallSeconds: z.number(),
   costUsd: z.number(),
+  egressBytes: z.number().int().describe("bytes through the egress proxy, both ways"),
   sandboxes: z.number().int(),
 });
 

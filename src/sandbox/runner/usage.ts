@@ -18,6 +18,8 @@ export interface Segment {
   readonly startMs: number;
   readonly endMs: number | null;
   readonly cpuSeconds: number;
+  /** Bytes through the egress proxy, both ways. */
+  readonly egressBytes: number;
 }
 
 export type UsageGrouping =
@@ -41,7 +43,7 @@ export function summarizeUsage(options: {
   prices: SandboxPrices;
 }): Pick<UsageReport, "groups" | "totals"> {
   const groups = new Map<string, { totals: Omit<UsageGroup, "key">; sandboxes: Set<string> }>();
-  const totals = { cpuSeconds: 0, memoryGBHours: 0, wallSeconds: 0, costUsd: 0 };
+  const totals = { cpuSeconds: 0, memoryGBHours: 0, wallSeconds: 0, costUsd: 0, egressBytes: 0 };
   const allSandboxes = new Set<string>();
   for (const segment of options.segments) {
     const end = segment.endMs ?? options.nowMs;
@@ -52,13 +54,22 @@ export function summarizeUsage(options: {
     const cpuSeconds = segment.cpuSeconds * share;
     const memoryGBHours = (segment.memoryMB / 1024) * (overlap / 3_600_000);
     const wallSeconds = overlap / 1000;
+    // Bytes are counted when they pass, not spread over time: a segment's all go to it.
+    const egressBytes = segment.egressBytes;
     const costUsd =
       memoryGBHours * options.prices.memoryGBHourUsd + cpuSeconds * options.prices.cpuSecondUsd;
     const key = groupKey(segment, options.grouping, options.attribution);
     let group = groups.get(key);
     if (group === undefined) {
       group = {
-        totals: { cpuSeconds: 0, memoryGBHours: 0, wallSeconds: 0, costUsd: 0, sandboxes: 0 },
+        totals: {
+          cpuSeconds: 0,
+          memoryGBHours: 0,
+          wallSeconds: 0,
+          costUsd: 0,
+          egressBytes: 0,
+          sandboxes: 0,
+        },
         sandboxes: new Set(),
       };
       groups.set(key, group);
@@ -67,11 +78,13 @@ export function summarizeUsage(options: {
     group.totals.memoryGBHours += memoryGBHours;
     group.totals.wallSeconds += wallSeconds;
     group.totals.costUsd += costUsd;
+    group.totals.egressBytes += egressBytes;
     group.sandboxes.add(segment.sandboxId);
     totals.cpuSeconds += cpuSeconds;
     totals.memoryGBHours += memoryGBHours;
     totals.wallSeconds += wallSeconds;
     totals.costUsd += costUsd;
+    totals.egressBytes += egressBytes;
     allSandboxes.add(segment.sandboxId);
   }
   return {

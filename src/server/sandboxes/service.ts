@@ -12,6 +12,7 @@ import type { CapacityOptions } from "../../sandbox/runner/admission.js";
 import type { EgressHosts } from "../../sandbox/runner/egress/addresses.js";
 import { CertificateAuthority } from "../../sandbox/runner/egress/certificate-authority.js";
 import { parseHostPattern } from "../../sandbox/runner/egress/host-pattern.js";
+import type { EgressRecord } from "../../sandbox/runner/egress/proxy.js";
 import { egressEnvironment, SandboxEgress } from "../../sandbox/runner/egress/sandbox-egress.js";
 import { relayHelper } from "../../sandbox/runner/enter-helper.js";
 import type { RunnerLimits } from "../../sandbox/runner/live-sandbox.js";
@@ -97,6 +98,7 @@ async function startEgress(
   runtimeDir: string,
   secretStores: SecretStores | undefined,
   options: EgressOptions,
+  onRecord: (record: EgressRecord) => void,
 ): Promise<SandboxEgress | undefined> {
   const relay = await relayHelper();
   if (!relay.ok) {
@@ -119,6 +121,7 @@ async function startEgress(
     policyFor: (sandboxId) => secretStores?.policyFor(sandboxId),
     hosts,
     authority: CertificateAuthority.create(),
+    onRecord,
     ...(extraCa.length === 0 ? {} : { upstreamCa: [...rootCertificates, ...extraCa] }),
   });
 }
@@ -193,10 +196,18 @@ export async function startSandboxService(
         .join("; ")}. Run \`cairn doctor\` for details.`,
     };
   }
-  const egress = await startEgress(join(tmpdir(), runnerName), secretStores, egressOptions);
   const diskRangeMB = options.diskRangeMB ?? defaultDiskRange;
   const templates = loadTemplates(options.templates);
   const store = new SandboxStore(db);
+  const egress = await startEgress(
+    join(tmpdir(), runnerName),
+    secretStores,
+    egressOptions,
+    (record) => {
+      const bytes = record.bytesIn + record.bytesOut;
+      if (bytes > 0) store.addEgressBytes(record.sandboxId, bytes);
+    },
+  );
   const settings: RunnerSettings = {
     runtimeDir: join(tmpdir(), runnerName),
     records: store,

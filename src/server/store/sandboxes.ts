@@ -31,6 +31,7 @@ export interface UsageSegment {
   readonly startMs: number;
   readonly endMs: number | null;
   readonly cpuSeconds: number;
+  readonly egressBytes: number;
 }
 
 /** Sandboxes and their usage, per project. */
@@ -157,6 +158,15 @@ export class SandboxStore {
       .run(endMs, Math.max(0, cpuSeconds), sandboxId);
   }
 
+  /** Adds bytes through the egress proxy to the sandbox's open segment. */
+  addEgressBytes(sandboxId: string, bytes: number): void {
+    this.db
+      .prepare(
+        "UPDATE sandbox_usage SET egress_bytes = egress_bytes + ? WHERE sandbox_id = ? AND end_ms IS NULL",
+      )
+      .run(bytes, sandboxId);
+  }
+
   updateOpenSegment(sandboxId: string, cpuSeconds: number): void {
     this.db
       .prepare("UPDATE sandbox_usage SET cpu_seconds = ? WHERE sandbox_id = ? AND end_ms IS NULL")
@@ -168,7 +178,7 @@ export class SandboxStore {
     const rows = this.db
       .prepare(`
         SELECT u.sandbox_id, u.template, u.tags, s.tags AS current_tags, u.memory_mb, u.start_ms,
-          u.end_ms, u.cpu_seconds
+          u.end_ms, u.cpu_seconds, u.egress_bytes
         FROM sandbox_usage u JOIN sandboxes s ON s.id = u.sandbox_id
         WHERE u.project_id = ? AND u.start_ms < ? AND (u.end_ms IS NULL OR u.end_ms > ?)`)
       .all(projectId, toMs, fromMs) as Array<{
@@ -180,6 +190,7 @@ export class SandboxStore {
       start_ms: number;
       end_ms: number | null;
       cpu_seconds: number;
+      egress_bytes: number;
     }>;
     return rows.map((row) => ({
       sandboxId: row.sandbox_id,
@@ -190,6 +201,7 @@ export class SandboxStore {
       startMs: row.start_ms,
       endMs: row.end_ms,
       cpuSeconds: row.cpu_seconds,
+      egressBytes: row.egress_bytes,
     }));
   }
 }

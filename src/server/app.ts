@@ -19,6 +19,7 @@ import { otlpRoutes } from "./routes/otlp.js";
 import { scoreRoutes } from "./routes/scores.js";
 import { traceRoutes } from "./routes/traces.js";
 import { versionRoutes } from "./routes/versions.js";
+import { sandboxAccess } from "./sandboxes/access.js";
 import {
   execTokenCaller,
   execWebSocketRoutes,
@@ -26,6 +27,8 @@ import {
   sandboxRoutes,
 } from "./sandboxes/index.js";
 import { secretRoutes } from "./sandboxes/secret-routes.js";
+import { signedFileRoutes } from "./sandboxes/signed-url-routes.js";
+import { sandboxTokenCaller } from "./sandboxes/token-caller.js";
 import { EvalStore } from "./store/evals.js";
 import type { ProjectStore } from "./store/projects.js";
 import { ScoreStore } from "./store/scores.js";
@@ -69,6 +72,8 @@ export interface AppParts {
   readonly secretStores?: SecretStores | undefined;
   /** Origins whose pages may call the API from a browser. Default: any. */
   readonly corsOrigins?: readonly string[] | undefined;
+  /** The key signed URLs are signed with. Default: one made at start (URLs end with it). */
+  readonly signingKey?: Buffer | undefined;
 }
 
 /** The HTTP API: routes composed over the store, with auth, limits and one error format. */
@@ -82,7 +87,13 @@ export function createApp(parts: AppParts) {
       origin: parts.corsOrigins === undefined ? "*" : [...parts.corsOrigins],
       allowHeaders: ["x-api-key", "authorization", "content-type"],
       allowMethods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
-      exposeHeaders: ["x-request-id", "retry-after", "content-length", "last-modified"],
+      exposeHeaders: [
+        "x-request-id",
+        "retry-after",
+        "content-length",
+        "last-modified",
+        "x-file-size",
+      ],
       maxAge: 600,
     }),
   );
@@ -96,6 +107,10 @@ export function createApp(parts: AppParts) {
   });
   app.get("/health", (c) => c.json({ status: "ok" }));
   app.route("/", docsRoutes());
+  const sandboxes = parts.sandboxes ?? { unavailable: "this service runs no sandboxes" };
+  const access = sandboxAccess(parts.db, parts.signingKey);
+  // A signed URL carries its own grant: served before any key is read or body limit applies.
+  app.route("/", signedFileRoutes(sandboxes, access, parts.abortResponse ?? (() => undefined)));
   const bodyLimit = limitBody(parts.bodyLimitBytes);
   const otlpBodyLimitBytes = Math.max(
     parts.otlpBodyLimitBytes ?? 32 * mebibyte,
@@ -112,10 +127,13 @@ export function createApp(parts: AppParts) {
     }
     return bodyLimit(c, next);
   });
-  const sandboxes = parts.sandboxes ?? { unavailable: "this service runs no sandboxes" };
+  const tokenCaller = sandboxTokenCaller(access.tokens, sandboxes, parts.projects);
+  const execCaller = execTokenCaller(sandboxes, parts.projects);
   app.use(
     requireApiKey(parts.projects, {
-      alternative: execTokenCaller(sandboxes, parts.projects),
+      // An exec token comes alone: with a key that is no project's, the key is what is wrong.
+      alternative: (c, presented) =>
+        tokenCaller(c, presented) ?? (presented === undefined ? execCaller(c) : undefined),
       ...(parts.failedAuthLimit === undefined ? {} : { failedAttempts: parts.failedAuthLimit }),
       ...(parts.clientAddress === undefined ? {} : { clientAddress: parts.clientAddress }),
     }),
@@ -145,7 +163,7 @@ export function createApp(parts: AppParts) {
   app.route("/", evalRoutes(new EvalStore(parts.db)));
   app.route("/", execWebSocketRoutes(sandboxes));
   if (parts.secretStores !== undefined) app.route("/", secretRoutes(parts.secretStores));
-  app.route("/", sandboxRoutes(sandboxes, parts.abortResponse));
+  app.route("/", sandboxRoutes(sandboxes, access, parts.abortResponse));
   app.route("/", analyticsRoutes(parts.db));
   app.route("/", versionRoutes(new VersionStore(parts.db)));
   app.onError(errorResponse);

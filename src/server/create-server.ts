@@ -23,6 +23,7 @@ import { type BatchIngester, inProcessIngester } from "./ingest/batch-ingester.j
 import { ingestWorkerCount, WorkerIngester } from "./ingest/worker-ingester.js";
 import { type SandboxOptions, startSandboxService } from "./sandboxes/index.js";
 import type { EgressOptions } from "./sandboxes/service.js";
+import { urlSigningKey } from "./sandboxes/url-signing.js";
 import { DataDirectoryLock } from "./store/data-directory-lock.js";
 import { openDatabase } from "./store/database.js";
 import { ProjectStore } from "./store/projects.js";
@@ -190,10 +191,8 @@ async function startParts(
       : inProcessIngester(spans);
   opened.push(() => ingester.close());
   finishInterruptedRotation(db, dataDir);
-  const secretStores = new SecretStores(
-    db,
-    loadMasterKey(dataDir, options.masterKey ?? environment("masterKey")),
-  );
+  const masterKey = loadMasterKey(dataDir, options.masterKey ?? environment("masterKey"));
+  const secretStores = new SecretStores(db, masterKey);
   const sandboxes = await startSandboxService(
     db,
     dataDir,
@@ -212,6 +211,7 @@ async function startParts(
     sandboxes,
     secretStores,
     corsOrigins: options.corsOrigins,
+    signingKey: urlSigningKey(masterKey.key),
     bodyLimitBytes: options.bodyLimitBytes ?? 10 * 1024 * 1024,
     otlpBodyLimitBytes: options.otlpBodyLimitBytes,
     rateLimit: options.rateLimit ?? defaultRateLimit,

@@ -28,7 +28,9 @@ export async function confinedPath(sandbox: LiveSandbox, input: string): Promise
   if (typeof input !== "string" || input === "") refuse("give a path under /workspace");
   if (input.includes("\0")) refuse("the path contains a NUL character");
   if (input.length > 4096) refuse("the path is longer than 4096 characters");
-  if (input.split("/").includes("..")) refuse(`"${input}" leaves /workspace with ..`);
+  if (input.split("/").some((segment) => decodedRepeatedly(segment).split("/").includes(".."))) {
+    refuse(`"${input}" leaves /workspace with .. (or an encoded form of it)`);
+  }
   const absolute = posix.isAbsolute(input) ? input : posix.join(workspaceRoot, input);
   const path = posix.normalize(absolute).replace(/\/+$/, "") || "/";
   if (!isInside(path)) refuse(`"${input}" is outside /workspace`);
@@ -43,6 +45,25 @@ export async function confinedPath(sandbox: LiveSandbox, input: string): Promise
     );
   }
   return resolved;
+}
+
+/**
+ * A path segment percent-decoded until it stops changing: `%2e%2e` and `%252e%252e` are not
+ * `..` here, but a URL or a program that decodes the name again would read them so.
+ */
+function decodedRepeatedly(segment: string): string {
+  let current = segment;
+  for (let round = 0; round < 8 && current.includes("%"); round++) {
+    let next: string;
+    try {
+      next = decodeURIComponent(current);
+    } catch {
+      return current;
+    }
+    if (next === current) return current;
+    current = next;
+  }
+  return current;
 }
 
 function isInside(path: string): boolean {
@@ -245,12 +266,14 @@ async function* streamFile(
 /**
  * Writes `body` to a file, streamed: constant memory whatever its size. The bytes go to a file
  * beside it, renamed over it once the whole body has arrived: an upload cut off on the way (a
- * client that dropped) leaves the file as it was, and nothing else behind.
+ * client that dropped), or one past `maxBytes` (413), leaves the file as it was, and nothing
+ * else behind.
  */
 export async function writeFileStream(
   sandbox: LiveSandbox,
   path: string,
   body: Readable,
+  maxBytes = Number.POSITIVE_INFINITY,
 ): Promise<{ bytes: number }> {
   const temporary = posix.join(
     posix.dirname(path),
@@ -264,6 +287,12 @@ export async function writeFileStream(
       async function* (chunks: AsyncIterable<Buffer>) {
         for await (const chunk of chunks) {
           bytes += chunk.byteLength;
+          if (bytes > maxBytes) {
+            throw new CairnError(
+              "payload_too_large",
+              `write ${path}: the upload is over its limit of ${maxBytes} bytes`,
+            );
+          }
           yield chunk;
         }
       },
@@ -275,7 +304,9 @@ export async function writeFileStream(
     await Promise.resolve()
       .then(() => complete(inSandbox(sandbox, ["rm", "-f", "--", temporary]), `write ${path}`))
       .catch(() => undefined);
-    // What the sandbox said (a full disk) before what the pipe said (a broken pipe).
+    // An upload over its limit; then what the sandbox said (a full disk) before what the pipe
+    // said (a broken pipe).
+    if (sent.status === "rejected" && CairnError.isInstance(sent.reason)) throw sent.reason;
     if (written.status === "rejected") throw written.reason;
     throw new CairnError("invalid_request", `write ${path}: the upload was cut off before its end`);
   }

@@ -13,6 +13,8 @@ import {
 export const errorStatuses = {
   invalid_request: 400,
   unauthorized: 401,
+  /** A valid sandbox token or signed URL used for something it does not grant. */
+  forbidden: 403,
   not_found: 404,
   sandbox_not_found: 404,
   exec_not_found: 404,

@@ -11,10 +11,13 @@ export interface AuthVariables {
 
 export interface AuthOptions {
   /**
-   * Another way in, asked when a request carries no API key: the exec WebSocket's token.
-   * Undefined: this request has none; a string: it has one, and this is what is wrong with it.
+   * Another way in, asked when a request carries no project's API key: a sandbox token, the
+   * exec WebSocket's token. `presented` is the key the request carried (`X-API-Key` or
+   * `Authorization: Bearer`) that is no project's, if any. Undefined: this request has no such
+   * credential; a string: it has one, and this is what is wrong with it (401). A credential
+   * that is valid but does not reach this request throws its 403.
    */
-  readonly alternative?: (c: Context) => Caller | string | undefined;
+  readonly alternative?: (c: Context, presented: string | undefined) => Caller | string | undefined;
   /** Failed attempts each client address may make (per second, burst). Default 2/s, burst 20. */
   readonly failedAttempts?: RateLimitOptions;
   /** The client's address, as the server adapter knows it. Default: one address for all. */
@@ -60,11 +63,13 @@ export function requireApiKey(
 
 function identify(c: Context, projects: ProjectStore, options: AuthOptions): Caller | string {
   const key = apiKeyOf((name) => c.req.header(name));
-  if (key !== undefined && key !== "") {
-    return projects.callerForKey(key) ?? "the API key is not valid";
-  }
+  const presented = key === "" ? undefined : key;
+  const caller = presented === undefined ? undefined : projects.callerForKey(presented);
+  if (caller !== undefined) return caller;
   return (
-    options.alternative?.(c) ??
-    "no API key: send it in the X-API-Key header (or Authorization: Bearer)"
+    options.alternative?.(c, presented) ??
+    (presented === undefined
+      ? "no API key: send it in the X-API-Key header (or Authorization: Bearer)"
+      : "the API key is not valid")
   );
 }

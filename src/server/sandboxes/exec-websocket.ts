@@ -16,7 +16,8 @@ import type { SandboxService } from "./service.js";
 
 const execPath = /^\/api\/sandboxes\/([^/]+)\/exec\/([^/]+)$/;
 
-function isUpgrade(c: Context): boolean {
+/** Whether the request asks to become a WebSocket. */
+export function isUpgrade(c: Context): boolean {
   return c.req.header("upgrade")?.toLowerCase() === "websocket";
 }
 

@@ -13,6 +13,7 @@ import {
   statPath,
   writeFileStream,
 } from "../../sandbox/runner/files.js";
+import type { LiveSandbox } from "../../sandbox/runner/live-sandbox.js";
 import type { SandboxRunner } from "../../sandbox/runner/runner.js";
 import { ApiError } from "../http/api-error.js";
 import type { AuthVariables } from "../http/auth.js";
@@ -40,32 +41,13 @@ export function filesRoutes(runner: SandboxRunner, abortResponse: (c: Context) =
     .get("/api/sandboxes/:id/files", async (c) => {
       const sandbox = runningSandbox(c, c.req.param("id"));
       const path = pathOf(c);
-      const inside = await confinedPath(sandbox, path);
-      const entry = await statPath(sandbox, inside);
-      if (entry.type === "directory") {
-        return c.json({ path: inside, entries: await listDirectory(sandbox, inside) });
-      }
-      if (entry.type !== "file")
-        throw new ApiError("invalid_request", `${inside} is not a file or a directory`);
-      const version = await fileVersion(sandbox, inside);
-      const stream = readFileStream(sandbox, inside, version, () => abortResponse(c));
-      return new Response(Readable.toWeb(stream) as ReadableStream, {
-        // No content-length: the sandbox owns the file and may change it meanwhile.
-        headers: {
-          "content-type": "application/octet-stream",
-          "x-file-size": String(version.size),
-          "last-modified": new Date(entry.mtime).toUTCString(),
-        },
-      });
+      return readPath(c, sandbox, await confinedPath(sandbox, path), () => abortResponse(c));
     })
     .put("/api/sandboxes/:id/files", async (c) => {
       const sandbox = runningSandbox(c, c.req.param("id"));
       const path = pathOf(c);
       const inside = await confinedPath(sandbox, path);
-      const body = c.req.raw.body;
-      const stream = body === null ? Readable.from([]) : Readable.fromWeb(body as never);
-      const { bytes } = await writeFileStream(sandbox, inside, stream);
-      return c.json({ path: inside, bytes }, 201);
+      return c.json(await writePath(c, sandbox, inside), 201);
     })
     .delete("/api/sandboxes/:id/files", async (c) => {
       const sandbox = runningSandbox(c, c.req.param("id"));
@@ -95,4 +77,55 @@ export function filesRoutes(runner: SandboxRunner, abortResponse: (c: Context) =
       await movePath(sandbox, source, target);
       return c.json(await statPath(sandbox, target));
     });
+}
+
+/**
+ * A GET of a path: a directory's listing as JSON, or a file's bytes streamed. `broken` cuts the
+ * connection when the file changes while it is sent. Shared by the files API and signed URLs.
+ */
+export async function readPath(
+  c: Context,
+  sandbox: LiveSandbox,
+  inside: string,
+  broken: () => void,
+): Promise<Response> {
+  const entry = await statPath(sandbox, inside);
+  if (entry.type === "directory") {
+    return c.json({ path: inside, entries: await listDirectory(sandbox, inside) });
+  }
+  if (entry.type !== "file")
+    throw new ApiError("invalid_request", `${inside} is not a file or a directory`);
+  const version = await fileVersion(sandbox, inside);
+  const stream = readFileStream(sandbox, inside, version, broken);
+  return new Response(Readable.toWeb(stream) as ReadableStream, {
+    // No content-length: the sandbox owns the file and may change it meanwhile.
+    headers: {
+      "content-type": "application/octet-stream",
+      "x-file-size": String(version.size),
+      "last-modified": new Date(entry.mtime).toUTCString(),
+    },
+  });
+}
+
+/**
+ * A PUT of a file: the request's body streamed to it, at most `maxBytes` (413 past it, and the
+ * file left as it was). Shared by the files API and signed URLs.
+ */
+export async function writePath(
+  c: Context,
+  sandbox: LiveSandbox,
+  inside: string,
+  maxBytes?: number,
+): Promise<{ path: string; bytes: number }> {
+  const body = c.req.raw.body;
+  const stream = body === null ? Readable.from([]) : Readable.fromWeb(body as never);
+  try {
+    const { bytes } = await writeFileStream(sandbox, inside, stream, maxBytes);
+    return { path: inside, bytes };
+  } catch (error) {
+    // The answer may come while the client still sends the body, which is not read further:
+    // the connection cannot carry another request.
+    c.header("connection", "close");
+    throw error;
+  }
 }

@@ -9,10 +9,13 @@ import { type RunnerTemplate, templateSizes } from "../../sandbox/runner/templat
 import { ApiError } from "../http/api-error.js";
 import type { AuthVariables } from "../http/auth.js";
 import { readJson } from "../http/read-json.js";
+import type { SandboxAccess } from "./access.js";
 import { execRoutes } from "./exec-routes.js";
 import { filesRoutes } from "./files-routes.js";
 import { parseInput, sandboxIdParam } from "./input.js";
 import type { SandboxService } from "./service.js";
+import { signedUrlRoutes } from "./signed-url-routes.js";
+import { tokenRoutes } from "./token-routes.js";
 import { usageRoutes } from "./usage-routes.js";
 
 const listQuerySchema = z.strictObject({
@@ -22,11 +25,13 @@ const listQuerySchema = z.strictObject({
 });
 
 /**
- * The sandbox API under /api: sandboxes, tags, execs, files and usage. `abortResponse` cuts a
- * response's connection mid-body (a download whose file changed), as the server adapter can.
+ * The sandbox API under /api: sandboxes, tags, execs, files, tokens, signed URLs and usage.
+ * `abortResponse` cuts a response's connection mid-body (a download whose file changed), as the
+ * server adapter can.
  */
 export function sandboxRoutes(
   service: SandboxService,
+  access: SandboxAccess,
   abortResponse: (c: Context) => void = () => undefined,
 ) {
   const app = new Hono<{ Variables: AuthVariables }>();
@@ -76,9 +81,14 @@ export function sandboxRoutes(
     .get("/api/sandboxes/:id", (c) =>
       c.json(runner.get(c.get("project").id, sandboxIdParam(c.req.param("id")))),
     )
-    .delete("/api/sandboxes/:id", async (c) =>
-      c.json(await runner.delete(c.get("project").id, sandboxIdParam(c.req.param("id")))),
-    )
+    .delete("/api/sandboxes/:id", async (c) => {
+      const projectId = c.get("project").id;
+      const id = sandboxIdParam(c.req.param("id"));
+      const record = await runner.delete(projectId, id);
+      // Its tokens die with it (a stopped sandbox refuses them anyway; the list says so too).
+      access.tokens.revokeAll(projectId, id);
+      return c.json(record);
+    })
     .patch("/api/sandboxes/:id", async (c) => {
       const patch = parseInput(
         updateSandboxRequestSchema.and(
@@ -96,6 +106,8 @@ export function sandboxRoutes(
     })
     .route("/", execRoutes(runner, service.tokens))
     .route("/", filesRoutes(runner, abortResponse))
+    .route("/", signedUrlRoutes(runner, access))
+    .route("/", tokenRoutes(runner, access.tokens))
     .route("/", usageRoutes(runner, store, service.prices));
 }
 

@@ -60,6 +60,8 @@ export interface ServiceConnection {
   /** The service's base URL, without a trailing slash. */
   readonly endpoint: string;
   readonly apiKey: string | undefined;
+  /** A sandbox token, sent as `Authorization: Bearer` when there is no API key. */
+  readonly token?: string | undefined;
 }
 
 /**

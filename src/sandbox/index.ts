@@ -15,6 +15,12 @@ export type {
   UsageReport,
 } from "../core/wire/sandbox.js";
 export type {
+  CreatedSandboxToken,
+  SandboxTokenInfo,
+  SandboxTokenScope,
+  SignedUrl,
+} from "../core/wire/sandbox-access.js";
+export type {
   CreateSandboxRequest,
   ResolvedSandboxRequest,
   SandboxTemplate,
@@ -23,8 +29,13 @@ export type {
 export { cpuRange, diskRangeMB, memoryTiersMB } from "../core/wire/sandbox-sizes.js";
 export type { SecretStoreInfo } from "../core/wire/secrets.js";
 export type { ExecHandle, ExecResult } from "./client/exec-handle.js";
-export { type SandboxFileEntry, SandboxFiles } from "./client/files.js";
+export { type SandboxFileEntry, SandboxFiles, type SignedUrlOptions } from "./client/files.js";
 export type { SandboxConnection } from "./client/http.js";
-export { type ExecOptions, Sandbox, usage } from "./client/sandbox.js";
+export {
+  type ExecOptions,
+  Sandbox,
+  type SandboxTokenOptions,
+  usage,
+} from "./client/sandbox.js";
 export { SecretStores } from "./client/secret-stores.js";
 export { parseSandboxTemplate, resolveSandboxRequest } from "./validate.js";

@@ -77,6 +77,7 @@ async function send(
 ): Promise<Response> {
   const headers: Record<string, string> = { accept: "application/json", ...request.headers };
   if (connection.apiKey !== undefined) headers["x-api-key"] = connection.apiKey;
+  else if (connection.token !== undefined) headers.authorization = `Bearer ${connection.token}`;
   let body = request.body;
   if (request.json !== undefined) {
     headers["content-type"] = "application/json";

@@ -4,10 +4,21 @@ import {
   fileListSchema,
   fileWrittenSchema,
 } from "../../core/wire/files.js";
+import { type SignedUrl, signedUrlSchema } from "../../core/wire/sandbox-access.js";
 import { type ResolvedConnection, sandboxJson, sandboxRequest } from "./http.js";
 
 /** A file or directory of a sandbox's /workspace. */
 export type SandboxFileEntry = FileEntry;
+
+/** How a signed URL may be used: `sandbox.files.signedUrl(path, options)`. */
+export interface SignedUrlOptions {
+  /** GET reads the file (as often as wanted); PUT writes it, once. Default GET. */
+  readonly method?: "GET" | "PUT";
+  /** Seconds until it stops working: 1 to 86,400. Default 900 (15 minutes). */
+  readonly expiresIn?: number;
+  /** For PUT: the most bytes the upload may have (413 past it, and the file left as it was). */
+  readonly maxBytes?: number;
+}
 
 /**
  * The files under a sandbox's /workspace. Paths are relative to /workspace or absolute under
@@ -65,6 +76,26 @@ export class SandboxFiles {
       body: body as BodyInit,
       headers: { "content-type": "application/octet-stream" },
       timeoutMs: 0,
+    });
+  }
+
+  /**
+   * A URL that reads (GET) or writes (PUT) this one path without an API key until it expires,
+   * for a browser or another program: `<a href>`, `fetch(url, { method: "PUT", body })`. A PUT
+   * URL works once; anything else (expired, changed, another path) gets 403.
+   *
+   * @example
+   * const { url } = await sandbox.files.signedUrl("report.pdf", { expiresIn: 600 });
+   * const upload = await sandbox.files.signedUrl("input.csv", { method: "PUT", maxBytes: 10_000_000 });
+   */
+  signedUrl(path: string, options: SignedUrlOptions = {}): Promise<SignedUrl> {
+    return sandboxJson(this.connection, "POST", this.url("/signed-url"), signedUrlSchema, {
+      json: {
+        path,
+        method: options.method ?? "GET",
+        ...(options.expiresIn === undefined ? {} : { expiresInSeconds: options.expiresIn }),
+        ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
+      },
     });
   }
 

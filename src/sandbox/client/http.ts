@@ -7,18 +7,29 @@ import { callService, requestJson, type ServiceRequest } from "../../core/http/r
 export interface SandboxConnection {
   readonly endpoint?: string;
   readonly apiKey?: string;
+  /**
+   * A sandbox token (`sandbox.createToken()`) instead of the API key, for a browser: it reaches
+   * its one sandbox's status, and its files and execs as its scopes allow. With a token, no API
+   * key is sent, not even `CAIRN_API_KEY`.
+   */
+  readonly token?: string;
 }
 
 export type ResolvedConnection = ServiceConnection;
 
 export function resolveConnection(connection: SandboxConnection = {}): ServiceConnection {
-  const resolved = serviceConnection(connection);
+  const { token, ...rest } = connection;
+  const resolved = serviceConnection(rest);
   if (resolved === undefined) {
     throw new ConfigurationError(
-      "no Cairn service to run sandboxes on: pass { endpoint, apiKey } or set CAIRN_ENDPOINT and CAIRN_API_KEY",
+      "no Cairn service to run sandboxes on: pass { endpoint, apiKey } (or { endpoint, token }) or set CAIRN_ENDPOINT and CAIRN_API_KEY",
     );
   }
-  return resolved;
+  if (token === undefined) return resolved;
+  if (connection.apiKey !== undefined) {
+    throw new ConfigurationError("give an apiKey or a token, not both");
+  }
+  return { endpoint: resolved.endpoint, apiKey: undefined, token };
 }
 
 type CallOptions = Omit<ServiceRequest, "method" | "path">;

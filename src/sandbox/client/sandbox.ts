@@ -15,6 +15,14 @@ import {
   type UsageReport,
   usageReportSchema,
 } from "../../core/wire/sandbox.js";
+import {
+  type CreatedSandboxToken,
+  createdSandboxTokenSchema,
+  type SandboxTokenInfo,
+  type SandboxTokenScope,
+  sandboxTokenInfoSchema,
+  sandboxTokenListSchema,
+} from "../../core/wire/sandbox-access.js";
 import type { CreateSandboxRequest } from "../../core/wire/sandbox-request.js";
 import { type TerminalSize, terminalOf } from "../../core/wire/terminal-size.js";
 import { resolveSandboxRequest } from "../validate.js";
@@ -26,6 +34,16 @@ import {
   type SandboxConnection,
   sandboxJson,
 } from "./http.js";
+
+/** What `sandbox.createToken()` makes. */
+export interface SandboxTokenOptions {
+  /** `read` (GET, stat and list files), `write` (put, mkdir, move, delete), `exec` (run and follow). */
+  readonly scopes: readonly SandboxTokenScope[];
+  /** Seconds until it stops working: 1 to 86,400. Default 3600. */
+  readonly expiresIn?: number;
+  /** The one page origin it works from (`https://app.example.com`): requests from others get 403. */
+  readonly origin?: string;
+}
 
 export interface ExecOptions {
   readonly args?: readonly string[];
@@ -64,11 +82,8 @@ export class Sandbox {
 
   /** Creates a sandbox; sizes are checked here first, with the allowed values named. */
   static async create(options: CreateSandboxRequest & SandboxConnection = {}): Promise<Sandbox> {
-    const { endpoint, apiKey, ...request } = options;
-    const connection = resolveConnection({
-      ...(endpoint === undefined ? {} : { endpoint }),
-      ...(apiKey === undefined ? {} : { apiKey }),
-    });
+    const { endpoint, apiKey, token, ...request } = options;
+    const connection = resolveConnection(definedConnection({ endpoint, apiKey, token }));
     // The runner decides the disk range; the client checks the rest.
     const { diskMB: _diskMB, ...checked } = resolveSandboxRequest({
       ...request,
@@ -231,6 +246,32 @@ export class Sandbox {
     return this.current;
   }
 
+  /**
+   * A token for a browser that reaches this sandbox only, as its scopes allow, until it expires
+   * or is revoked: give it to a page instead of the API key (`Sandbox.connect(id, { token })`).
+   * Its value is in this answer only; the service keeps its hash.
+   *
+   * @example
+   * const { token } = await sandbox.createToken({ scopes: ["read"], expiresIn: 600, origin: "https://app.example.com" });
+   */
+  createToken(options: SandboxTokenOptions): Promise<CreatedSandboxToken> {
+    return this.call(createdSandboxTokenSchema, "POST", "/tokens", {
+      scopes: options.scopes,
+      ...(options.expiresIn === undefined ? {} : { expiresInSeconds: options.expiresIn }),
+      ...(options.origin === undefined ? {} : { origin: options.origin }),
+    });
+  }
+
+  /** The sandbox's tokens, newest first, revoked and expired ones included; never a value. */
+  async listTokens(): Promise<SandboxTokenInfo[]> {
+    return (await this.call(sandboxTokenListSchema, "GET", "/tokens")).tokens;
+  }
+
+  /** Revokes a token: the next request with it gets 401. */
+  revokeToken(tokenId: string): Promise<SandboxTokenInfo> {
+    return this.call(sandboxTokenInfoSchema, "DELETE", `/tokens/${encodeURIComponent(tokenId)}`);
+  }
+
   /** Stops it: every process killed, the workspace deleted. */
   async kill(): Promise<SandboxRecord> {
     this.current = await this.call(sandboxRecordSchema, "DELETE", "");
@@ -262,15 +303,23 @@ export function usage(
     attribution?: "current" | "at_time";
   } & SandboxConnection = {},
 ): Promise<UsageReport> {
-  const { endpoint, apiKey, ...rest } = query;
+  const { endpoint, apiKey, token, ...rest } = query;
   const search = new URLSearchParams(rest as Record<string, string>);
   return sandboxJson(
-    resolveConnection({
-      ...(endpoint === undefined ? {} : { endpoint }),
-      ...(apiKey === undefined ? {} : { apiKey }),
-    }),
+    resolveConnection(definedConnection({ endpoint, apiKey, token })),
     "GET",
     `/api/usage${search.size > 0 ? `?${search}` : ""}`,
     usageReportSchema,
   );
+}
+
+/** The connection fields that are set (the others fall back to the environment). */
+function definedConnection(fields: {
+  endpoint: string | undefined;
+  apiKey: string | undefined;
+  token: string | undefined;
+}): SandboxConnection {
+  return Object.fromEntries(
+    Object.entries(fields).filter(([, value]) => value !== undefined),
+  ) as SandboxConnection;
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, renameSync, rmSync } from "node:fs";
 import type { DatabaseSync } from "node:sqlite";
-import type { SandboxEgressPolicy } from "../../sandbox/runner/egress/policy.js";
+import { type SandboxEgressPolicy, secretEnvironment } from "../../sandbox/runner/egress/policy.js";
 import {
   type MasterKey,
   masterKeyFile,
@@ -117,9 +117,10 @@ export class SecretStores {
   }
 
   /**
-   * Seals and stores a value under `key` (replacing one there: the secret gets a new id, so
-   * placeholders of the old value die with it). `hosts` null follows the store's allowlist.
-   * Returns false when there is no such store.
+   * Seals and stores a value under `key`. Replacing a value keeps the secret's id, so running
+   * sandboxes keep their placeholder and get the new value from their next request; a secret
+   * deleted and set again is another secret, with new placeholders. `hosts` null follows the
+   * store's allowlist. Returns false when there is no such store.
    */
   setSecret(
     projectId: string,
@@ -140,7 +141,7 @@ export class SecretStores {
           `INSERT INTO secrets (id, project_id, store, key, hosts, key_id, nonce, ciphertext,
              created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-           ON CONFLICT (project_id, store, key) DO UPDATE SET id = excluded.id,
+           ON CONFLICT (project_id, store, key) DO UPDATE SET
              hosts = excluded.hosts, key_id = excluded.key_id, nonce = excluded.nonce,
              ciphertext = excluded.ciphertext, updated_at = excluded.updated_at`,
         )
@@ -177,11 +178,12 @@ export class SecretStores {
   placeholders(sandboxId: string): Record<string, string> {
     const sandbox = this.sandboxStore(sandboxId);
     if (sandbox === undefined) return {};
-    const environment: Record<string, string> = {};
-    for (const row of this.secretRows(sandbox.projectId, sandbox.store)) {
-      environment[`CAIRN_SECRET_${row.key}`] = placeholderFor(this.master, sandboxId, row.id);
-    }
-    return environment;
+    return secretEnvironment({
+      secrets: this.secretRows(sandbox.projectId, sandbox.store).map((row) => ({
+        key: row.key,
+        placeholder: placeholderFor(this.master, sandboxId, row.id),
+      })),
+    });
   }
 
   /**
@@ -221,7 +223,17 @@ export class SecretStores {
       );
       for (const row of rows) {
         const address = this.address(row.project_id, row);
-        const value = unseal(this.master, address, sealedOf(row));
+        let value: string;
+        try {
+          value = unseal(this.master, address, sealedOf(row));
+        } catch (error) {
+          if (!(error instanceof UnsealError)) throw error;
+          throw new UnsealError(
+            address,
+            error.reason,
+            `the master key was not rotated and nothing changed: in project ${address.projectId}, ${error.message}`,
+          );
+        }
         const sealed = seal(next, address, value);
         update.run(sealed.keyId, sealed.nonce, sealed.ciphertext, row.id);
       }

@@ -36,8 +36,14 @@ export interface SandboxEgressPolicy {
  */
 export type EgressPolicySource = (sandboxId: string) => SandboxEgressPolicy | undefined;
 
-/** The variables a sandbox's processes get for its secrets: `CAIRN_SECRET_<KEY>=<placeholder>`. */
-export function secretEnvironment(policy: SandboxEgressPolicy | undefined): Record<string, string> {
+/**
+ * The variables a sandbox's processes get for its secrets: `CAIRN_SECRET_<KEY>=<placeholder>`.
+ * Takes a policy, or only the keys and placeholders (the vault gives those without opening any
+ * value, so that an exec never waits on, nor fails with, decryption).
+ */
+export function secretEnvironment(
+  policy: { readonly secrets: readonly Pick<SandboxSecret, "key" | "placeholder">[] } | undefined,
+): Record<string, string> {
   const environment: Record<string, string> = {};
   for (const secret of policy?.secrets ?? []) {
     environment[`CAIRN_SECRET_${secret.key}`] = secret.placeholder;

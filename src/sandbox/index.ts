@@ -27,7 +27,7 @@ export type {
   SandboxTemplateInput,
 } from "../core/wire/sandbox-request.js";
 export { cpuRange, diskRangeMB, memoryTiersMB } from "../core/wire/sandbox-sizes.js";
-export type { SecretStoreInfo } from "../core/wire/secrets.js";
+export type { SecretInfo, SecretStoreInfo } from "../core/wire/secrets.js";
 export type { ExecHandle, ExecResult } from "./client/exec-handle.js";
 export { type SandboxFileEntry, SandboxFiles, type SignedUrlOptions } from "./client/files.js";
 export type { SandboxConnection } from "./client/http.js";

@@ -5,7 +5,7 @@ export const secretStoreNameSchema = z
   .string()
   .regex(
     /^[a-z0-9][a-z0-9-]{0,62}$/,
-    "a store name is 1-63 lowercase letters, digits and -, starting with a letter or digit",
+    "must be 1-63 lowercase letters, digits and -, starting with a letter or digit",
   );
 
 /** A secret's key: an environment variable's name, as the sandbox sees `CAIRN_SECRET_<KEY>`. */
@@ -13,7 +13,30 @@ export const secretKeySchema = z
   .string()
   .regex(
     /^[A-Z_][A-Z0-9_]{0,127}$/,
-    "a secret key is 1-128 capital letters, digits and _, not starting with a digit (it becomes CAIRN_SECRET_<KEY>)",
+    "must be 1-128 capital letters, digits and _, not starting with a digit (the sandbox sees CAIRN_SECRET_<KEY>)",
+  );
+
+/** The largest secret value, in bytes of UTF-8. */
+export const maxSecretValueBytes = 65_536;
+
+// A lone surrogate has no UTF-8 form: stored, it would silently become U+FFFD.
+const loneSurrogate = /[\uD800-\uDFFF]/u;
+
+/**
+ * A secret's value: 1 byte to 64 KiB of UTF-8, no NUL. The messages never quote it: an answer
+ * that refuses a value must not carry it back.
+ */
+export const secretValueSchema = z
+  .string()
+  .min(1, "the value is empty")
+  .refine((value) => !value.includes("\0"), "the value contains a NUL character")
+  .refine(
+    (value) => !loneSurrogate.test(value),
+    "the value is not valid Unicode (a lone surrogate)",
+  )
+  .refine(
+    (value) => new TextEncoder().encode(value).length <= maxSecretValueBytes,
+    "the value is over 64 KiB (65,536 bytes of UTF-8)",
   );
 
 // Entries are checked one by one by the service (host patterns: name, *.name, [v6], :port).
@@ -32,13 +55,11 @@ export const updateSecretStoreRequestSchema = z.strictObject({
 
 /** `PUT /api/secret-stores/{name}/secrets/{key}`. */
 export const setSecretRequestSchema = z.strictObject({
-  value: z
-    .string()
-    .min(1, "the value is empty")
-    .max(65_536, "a value is at most 64 KiB")
-    .refine((value) => !value.includes("\0"), "the value contains a NUL character"),
+  value: secretValueSchema,
   /** Where the proxy may substitute it; default the store's allowlist. */
-  hosts: hostList.min(1).optional(),
+  hosts: hostList
+    .min(1, "give at least one host, or leave hosts out for the whole allowlist")
+    .optional(),
 });
 
 /** A secret as the API shows it: never its value. */
@@ -67,6 +88,16 @@ export const secretStoreSchema = z.object({
 /** `GET /api/secret-stores`. */
 export const secretStoreListSchema = z.object({ stores: z.array(secretStoreSchema) });
 
+/** `PUT /api/secret-stores/{name}/secrets/{key}`: the secret as stored, without its value. */
+export const setSecretAnswerSchema = secretInfoSchema.extend({ store: z.string() });
+
+/** `DELETE /api/secret-stores/{name}`: the store deleted. */
+export const deletedSecretStoreSchema = z.object({ deleted: z.string() });
+
+/** `DELETE /api/secret-stores/{name}/secrets/{key}`: the key deleted, and its store. */
+export const deletedSecretSchema = z.object({ deleted: z.string(), store: z.string() });
+
 export type SecretStoreInfo = z.infer<typeof secretStoreSchema>;
+export type SecretInfo = z.infer<typeof secretInfoSchema>;
 export type CreateSecretStoreRequest = z.infer<typeof createSecretStoreRequestSchema>;
 export type SetSecretRequest = z.infer<typeof setSecretRequestSchema>;

@@ -1,15 +1,14 @@
-import { z } from "zod";
 import type { ServiceConnection } from "../../core/config.js";
 import {
+  deletedSecretSchema,
+  deletedSecretStoreSchema,
+  type SecretInfo,
   type SecretStoreInfo,
-  secretInfoSchema,
   secretStoreListSchema,
   secretStoreSchema,
+  setSecretAnswerSchema,
 } from "../../core/wire/secrets.js";
 import { resolveConnection, type SandboxConnection, sandboxJson } from "./http.js";
-
-const deletedSchema = z.object({ deleted: z.string() });
-const setSecretAnswerSchema = secretInfoSchema.extend({ store: z.string() });
 
 /**
  * The project's secret stores: each an allowlist of the hosts its sandboxes may reach, and
@@ -58,26 +57,29 @@ export class SecretStores {
 
   /** Deletes the store and its secrets; sandboxes using it lose their egress. */
   async delete(name: string): Promise<void> {
-    await sandboxJson(this.connection, "DELETE", storePath(name), deletedSchema);
+    await sandboxJson(this.connection, "DELETE", storePath(name), deletedSecretStoreSchema);
   }
 
   /**
-   * Sets a secret (replacing a value there). `hosts`: where the proxy may use it, inside the
-   * store's allowlist; default the whole allowlist.
+   * Sets a secret, or replaces its value: sandboxes using the store keep their placeholder and
+   * get the new value from their next request. `hosts`: where the proxy may use it, inside the
+   * store's allowlist; default the whole allowlist. Resolves with the secret as stored, without
+   * its value.
    */
   async setSecret(
     store: string,
     key: string,
     value: string,
     options: { hosts?: readonly string[] } = {},
-  ): Promise<void> {
-    await sandboxJson(this.connection, "PUT", secretPath(store, key), setSecretAnswerSchema, {
+  ): Promise<SecretInfo & { readonly store: string }> {
+    return sandboxJson(this.connection, "PUT", secretPath(store, key), setSecretAnswerSchema, {
       json: { value, ...(options.hosts === undefined ? {} : { hosts: options.hosts }) },
     });
   }
 
+  /** Deletes a secret: its placeholder means nothing from then on, in every sandbox. */
   async deleteSecret(store: string, key: string): Promise<void> {
-    await sandboxJson(this.connection, "DELETE", secretPath(store, key), deletedSchema);
+    await sandboxJson(this.connection, "DELETE", secretPath(store, key), deletedSecretSchema);
   }
 }
 

@@ -1,7 +1,12 @@
-import { readFileSync, statSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { parseMasterKey } from "../src/sandbox/runner/secrets/master-key.js";
+import { unseal } from "../src/sandbox/runner/secrets/seal.js";
+import { ProjectStore } from "../src/server/store/projects.js";
 import { runCommand } from "./helpers/run-command.js";
 import { startTestServer, type TestServer } from "./server/helpers.js";
 
@@ -49,8 +54,9 @@ describe("cairn secrets", { timeout: 60_000 }, () => {
       const stored = await t.call("GET", "/api/secret-stores/prod");
       expect((await stored.json()).secrets[0].key).toBe("OPENAI_API_KEY");
       const refused = await cairn(["secrets", "set", "prod", "lower-case"], "v", env);
-      expect(refused.code).toBe(1);
-      expect(refused.stderr).toContain("secret key");
+      // Refused before the value is read, naming the argument.
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain('<KEY> "lower-case": must be 1-128 capital letters');
       const removed = await cairn(["secrets", "rm", "prod", "OPENAI_API_KEY"], "", env);
       expect(removed).toMatchObject({ code: 0 });
       const empty = await cairn(["secrets", "ls", "prod"], "", env);
@@ -66,23 +72,88 @@ describe("cairn secrets", { timeout: 60_000 }, () => {
     expect(result.stderr).toMatch(/too many arguments/i);
   });
 
-  it("rotates the master key of a stopped service, every secret still readable", async () => {
+  it("asks for the value at a terminal without echoing it, and Ctrl-C sets nothing", async (context) => {
+    if (!existsSync("/usr/bin/script")) context.skip("no script(1) to give the command a terminal");
     const t = await startTestServer();
-    await t.call("POST", "/api/secret-stores", { name: "prod", allowlist: ["a.example.com"] });
-    await t.call("PUT", "/api/secret-stores/prod/secrets/ONE", { value: "first value" });
-    await t.call("PUT", "/api/secret-stores/prod/secrets/TWO", { value: "second value" });
+    try {
+      await t.call("POST", "/api/secret-stores", { name: "prod", allowlist: ["a.example.com"] });
+      const typed = "typed-at-the-prompt-0123456789";
+      const set = await atTerminal(
+        ["secrets", "set", "prod", "TYPED"],
+        `${typed}\r`,
+        serviceEnv(t),
+      );
+      expect(set.code).toBe(0);
+      expect(set.output).toContain("TYPED: ");
+      expect(set.output).toContain("set TYPED in prod");
+      expect(set.output).not.toContain("typed-at");
+      const cancelled = await atTerminal(["secrets", "set", "prod", "CANCELLED"], "abc\u0003", {
+        ...serviceEnv(t),
+      });
+      expect(cancelled.code).toBe(1);
+      expect(cancelled.output).toContain("cancelled: no secret was set");
+      expect(cancelled.output).not.toContain("abc");
+      const store = await (await t.call("GET", "/api/secret-stores/prod")).json();
+      expect(store.secrets.map((secret: { key: string }) => secret.key)).toEqual(["TYPED"]);
+    } finally {
+      await t.stop();
+    }
+  });
+
+  it("rotates the master key of a stopped service: every ciphertext new, every value the same", async () => {
+    const t = await startTestServer();
+    const otherKey = "other-project-key-123456";
+    const db = new DatabaseSync(join(t.dataDir, "cairn.db"));
+    new ProjectStore(db).createProject("other", otherKey);
+    db.close();
+    const values: Record<string, string> = {};
+    for (const apiKey of [t.apiKey, otherKey]) {
+      const call: TestServer["call"] = (method, path, body) =>
+        t.call(method, path, body, { "x-api-key": apiKey });
+      await call("POST", "/api/secret-stores", { name: "prod", allowlist: ["a.example.com"] });
+      for (const key of ["ONE", "TWO"]) {
+        const value = `${key.toLowerCase()} value of ${apiKey.slice(0, 5)}`;
+        await call("PUT", `/api/secret-stores/prod/secrets/${key}`, { value });
+        values[`${apiKey.slice(0, 5)}/${key}`] = value;
+      }
+    }
     const keyFile = join(t.dataDir, "master.key");
     const before = readFileSync(keyFile, "utf8");
     const refused = await cairn(["secrets", "rotate-key", "--data-dir", t.dataDir], "", {});
     // The running service holds the data directory.
     expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("in use");
     expect(readFileSync(keyFile, "utf8")).toBe(before);
     await t.server.close();
+    const sealedBefore = sealedRows(t.dataDir);
     const rotated = await cairn(["secrets", "rotate-key", "--data-dir", t.dataDir], "", {});
     expect(rotated.code).toBe(0);
-    expect(rotated.stdout).toMatch(/sealed 2 secrets again under master key [0-9a-f]{16}/);
+    expect(rotated.stdout).toMatch(/sealed 4 secrets again under master key [0-9a-f]{16}/);
     expect(readFileSync(keyFile, "utf8")).not.toBe(before);
     expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+    expect(existsSync(`${keyFile}.next`)).toBe(false);
+    const next = parseMasterKey(readFileSync(keyFile, "utf8").trim(), keyFile);
+    const sealedAfter = sealedRows(t.dataDir);
+    expect(sealedAfter.map((row) => row.id)).toEqual(sealedBefore.map((row) => row.id));
+    for (const [index, row] of sealedAfter.entries()) {
+      const old = sealedBefore[index] as (typeof sealedBefore)[0];
+      expect(row.key_id).toBe(next.id);
+      expect(row.key_id).not.toBe(old.key_id);
+      expect(Buffer.from(row.nonce).equals(Buffer.from(old.nonce))).toBe(false);
+      expect(Buffer.from(row.ciphertext).equals(Buffer.from(old.ciphertext))).toBe(false);
+    }
+    const opened = sealedAfter.map((row) =>
+      unseal(
+        next,
+        { projectId: row.project_id, store: row.store, key: row.key },
+        {
+          keyId: row.key_id,
+          nonce: row.nonce,
+          ciphertext: row.ciphertext,
+        },
+      ),
+    );
+    expect(opened.sort()).toEqual(Object.values(values).sort());
     const again = await startTestServer({ dataDir: t.dataDir });
     try {
       const store = await (await again.call("GET", "/api/secret-stores/prod")).json();
@@ -94,4 +165,93 @@ describe("cairn secrets", { timeout: 60_000 }, () => {
       await again.stop();
     }
   });
+
+  it("changes nothing when a value does not open, or the directory is not a service's", async () => {
+    const t = await startTestServer();
+    await t.call("POST", "/api/secret-stores", { name: "prod", allowlist: ["a.example.com"] });
+    await t.call("PUT", "/api/secret-stores/prod/secrets/GOOD", { value: "good value" });
+    await t.call("PUT", "/api/secret-stores/prod/secrets/BROKEN", { value: "broken value" });
+    await t.server.close();
+    const db = new DatabaseSync(join(t.dataDir, "cairn.db"));
+    db.prepare("UPDATE secrets SET ciphertext = x'0011' WHERE key = 'BROKEN'").run();
+    db.close();
+    const keyFile = join(t.dataDir, "master.key");
+    const before = { key: readFileSync(keyFile, "utf8"), rows: sealedRows(t.dataDir) };
+    const refused = await cairn(["secrets", "rotate-key", "--data-dir", t.dataDir], "", {});
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      "the master key was not rotated and nothing changed: in project prj_",
+    );
+    expect(refused.stderr).toContain('secret "BROKEN" of store "prod" cannot be decrypted');
+    expect(readFileSync(keyFile, "utf8")).toBe(before.key);
+    expect(sealedRows(t.dataDir)).toEqual(before.rows);
+    expect(existsSync(`${keyFile}.next`)).toBe(false);
+    const missing = join(t.dataDir, "not-here");
+    const mistyped = await cairn(["secrets", "rotate-key", "--data-dir", missing], "", {});
+    expect(mistyped.code).toBe(2);
+    expect(mistyped.stderr).toContain("is not the data directory of a Cairn service");
+    expect(existsSync(missing)).toBe(false);
+    rmSync(t.dataDir, { recursive: true, force: true });
+  });
 });
+
+interface SealedRow {
+  id: string;
+  project_id: string;
+  store: string;
+  key: string;
+  key_id: string;
+  nonce: Uint8Array;
+  ciphertext: Uint8Array;
+}
+
+function sealedRows(dataDir: string): SealedRow[] {
+  const db = new DatabaseSync(join(dataDir, "cairn.db"), { readOnly: true });
+  try {
+    return db
+      .prepare(
+        "SELECT id, project_id, store, key, key_id, nonce, ciphertext FROM secrets ORDER BY id",
+      )
+      .all() as unknown as SealedRow[];
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Runs `cairn` at a terminal (script(1) gives it a pseudo-terminal), typing `typed` once it
+ * has asked; what the terminal showed, both streams together.
+ */
+function atTerminal(
+  args: readonly string[],
+  typed: string,
+  env: Record<string, string>,
+): Promise<{ code: number | null; output: string }> {
+  const command = [process.execPath, "--import", "tsx", cli, ...args]
+    .map((word) => `'${word.replace(/'/g, "'\\''")}'`)
+    .join(" ");
+  const child = spawn("/usr/bin/script", ["-qec", command, "/dev/null"], {
+    env: { ...process.env, CAIRN_MASTER_KEY: "", ...env },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let output = "";
+  let asked = false;
+  const collect = (text: string) => {
+    output += text;
+    // Typed only once the prompt is up, as a person would: the terminal echoes typing ahead.
+    if (!asked && output.includes(": ")) {
+      asked = true;
+      child.stdin.write(typed);
+    }
+  };
+  child.stdout.setEncoding("utf8").on("data", collect);
+  child.stderr.setEncoding("utf8").on("data", collect);
+  const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+  return new Promise((resolve) => {
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      child.stdin.destroy();
+      resolve({ code, output });
+    });
+  });
+}

@@ -1,8 +1,11 @@
-import { renameSync } from "node:fs";
+import { existsSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { Writable } from "node:stream";
+import type { z } from "zod";
 import { environment } from "../../core/config.js";
+import { secretKeySchema, secretStoreNameSchema } from "../../core/wire/secrets.js";
+import { describeIssues } from "../../core/zod-message.js";
 import { SecretStores } from "../../sandbox/client/secret-stores.js";
 import {
   loadMasterKey,
@@ -55,6 +58,9 @@ export async function setSecret(
   write = stdout,
   input: NodeJS.ReadableStream & { isTTY?: boolean } = process.stdin,
 ): Promise<number> {
+  // Wrong names are refused before anyone types a value.
+  argument(secretStoreNameSchema, store, "<store>");
+  argument(secretKeySchema, key, "<KEY>");
   const value = input.isTTY === true ? await promptHidden(`${key}: `, input) : await readAll(input);
   if (value === "") throw new UsageError("no value: pipe it in, or type it at the prompt");
   await new SecretStores(connectionFrom(options)).setSecret(store, key, value, {
@@ -125,6 +131,13 @@ export async function rotateKey(
   input: NodeJS.ReadableStream & { isTTY?: boolean } = process.stdin,
 ): Promise<number> {
   const dataDir = resolveDataDir(options.dataDir);
+  // A mistyped directory must not become a new, empty one with a key of its own.
+  if (!existsSync(join(dataDir, "cairn.db"))) {
+    throw new UsageError(
+      `${dataDir} is not the data directory of a Cairn service (it has no cairn.db); give it with --data-dir`,
+      { showHelp: false },
+    );
+  }
   const lock = await DataDirectoryLock.acquire(dataDir, 0);
   try {
     const db = openDatabase(join(dataDir, "cairn.db"));
@@ -156,7 +169,14 @@ export async function rotateKey(
       // The next key is on disk before any value is sealed with it; a start after an
       // interruption finishes the rotation or undoes it (finishInterruptedRotation).
       writeKeyFile(`${file}.next`, next.key);
-      const count = stores.rotate(next);
+      let count: number;
+      try {
+        count = stores.rotate(next);
+      } catch (error) {
+        // Nothing was sealed again: the transaction rolled back, so the next key goes too.
+        rmSync(`${file}.next`, { force: true });
+        throw error;
+      }
       renameSync(`${file}.next`, file);
       write(
         `sealed ${count} secret${count === 1 ? "" : "s"} again under master key ${next.id} (${file})\n`,
@@ -170,6 +190,13 @@ export async function rotateKey(
   }
 }
 
+function argument(schema: z.ZodType, value: string, name: string): void {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    throw new UsageError(`${name} ${JSON.stringify(value)}: ${describeIssues(parsed.error)}`);
+  }
+}
+
 async function readAll(input: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of input) chunks.push(Buffer.from(chunk as Buffer));
@@ -178,7 +205,7 @@ async function readAll(input: NodeJS.ReadableStream): Promise<string> {
     .replace(/\r?\n$/, "");
 }
 
-// The prompt is written; what is typed is not echoed.
+// The prompt is written; what is typed is not echoed. Ctrl-C or Ctrl-D cancels, setting nothing.
 function promptHidden(prompt: string, input: NodeJS.ReadableStream): Promise<string> {
   let muted = false;
   const output = new Writable({
@@ -188,8 +215,19 @@ function promptHidden(prompt: string, input: NodeJS.ReadableStream): Promise<str
     },
   });
   const reader = createInterface({ input, output, terminal: true });
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    const cancel = () => {
+      if (answered) return;
+      answered = true;
+      reader.close();
+      process.stderr.write("\n");
+      reject(new Error("cancelled: no secret was set"));
+    };
+    reader.on("SIGINT", cancel);
+    reader.on("close", cancel);
     reader.question(prompt, (answer) => {
+      answered = true;
       reader.close();
       process.stderr.write("\n");
       resolve(answer);

@@ -61,6 +61,25 @@ describe("the API reference", () => {
     );
   });
 
+  it("documents the secret store routes, whose answers have no value in them", async () => {
+    const document = await (await fetch(`${t.server.url}/openapi.json`)).json();
+    const set = document.paths["/api/secret-stores/{name}/secrets/{key}"].put;
+    expect(Object.keys(set.responses).sort()).toEqual(
+      expect.arrayContaining(["200", "201", "400", "404", "415"]),
+    );
+    expect(set.requestBody.content["application/json"].schema.required).toEqual(["value"]);
+    expect(set.parameters.map((each: { name: string }) => each.name)).toEqual(["name", "key"]);
+    for (const [path, item] of Object.entries(document.paths)) {
+      if (!path.startsWith("/api/secret-stores")) continue;
+      for (const operation of Object.values(item as Record<string, { responses: object }>)) {
+        expect(JSON.stringify(operation.responses), path).not.toContain('"value"');
+      }
+    }
+    expect(Object.keys(document.paths)).toEqual(
+      expect.arrayContaining(["/api/secret-stores", "/api/secret-stores/{name}"]),
+    );
+  });
+
   it("renders a reference page from it, without any network", async () => {
     const response = await fetch(`${t.server.url}/docs`);
     expect(response.status).toBe(200);

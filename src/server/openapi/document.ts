@@ -26,6 +26,7 @@ import {
   versionListSchema,
 } from "./response-schemas.js";
 import { type ErrorResponses, json } from "./route-helpers.js";
+import { secretStoreRoutes } from "./secret-store-routes.js";
 
 const errorResponses: ErrorResponses = (...codes) =>
   Object.fromEntries(codes.map((code) => [errorStatuses[code], json(errorBodySchema, code)]));
@@ -177,6 +178,7 @@ const routes: RouteConfig[] = [
     },
   },
   ...evaluationRoutes(errorResponses, common),
+  ...secretStoreRoutes(errorResponses, common),
 ];
 
 /** The OpenAPI 3.1 document of the API, generated from the zod schemas the routes use. */

@@ -1,8 +1,9 @@
-import { Option } from "commander";
+import { InvalidArgumentError, Option } from "commander";
+import { sandboxTokenScopes } from "../../core/wire/sandbox-access.js";
 import { type SandboxStatus, sandboxStatuses } from "../../core/wire/sandbox-statuses.js";
 import type { CairnCommand } from "./cairn-command.js";
 import { type ConnectionOptions, withConnectionOptions } from "./connection.js";
-import { keyValuePair, wholeNumber } from "./values.js";
+import { durationSeconds, keyValuePair, wholeNumber } from "./values.js";
 
 export interface CreateOptions extends ConnectionOptions {
   readonly template?: string;
@@ -59,6 +60,28 @@ export interface JsonOptions extends ConnectionOptions {
   readonly json?: boolean;
 }
 
+export interface SignedUrlOptions extends JsonOptions {
+  readonly put?: boolean;
+  /** Seconds. */
+  readonly expires?: number;
+  readonly maxBytes?: number;
+}
+
+export interface TokenOptions extends JsonOptions {
+  readonly scope: readonly string[];
+  /** Seconds. */
+  readonly expires?: number;
+  readonly origin?: string;
+}
+
+/** Each use of `--scope` adds one, checked against the scopes a token may have. */
+function scopeList(value: string, previous: readonly string[] | undefined): string[] {
+  if (!(sandboxTokenScopes as readonly string[]).includes(value)) {
+    throw new InvalidArgumentError(`It must be one of ${sandboxTokenScopes.join(", ")}.`);
+  }
+  return [...(previous ?? []), value];
+}
+
 const manage = () => import("../commands/sandbox/manage.js");
 
 /** Declares `cairn sandbox` and its subcommands. */
@@ -66,7 +89,7 @@ export function addSandboxCommand(program: CairnCommand): void {
   const sandbox = program
     .command("sandbox")
     .summary(
-      "create, list, exec in, attach to, copy files to and from, tag, resize and stop sandboxes",
+      "create, list, exec in, attach to, copy files to and from, share, tag, resize and stop sandboxes",
     )
     .description(
       "Sandboxes of a running Cairn service; the service's defaults apply to what is not given. Times are UTC.",
@@ -190,6 +213,48 @@ export function addSandboxCommand(program: CairnCommand): void {
       .option("--json", "print the report as JSON"),
   ).runs(async (options: UsageOptions) =>
     (await import("../commands/sandbox/usage.js")).sandboxUsage(options),
+  );
+
+  withConnectionOptions(
+    subcommand(
+      "url",
+      "Prints a URL that reads a file of the sandbox without an API key, or with --put writes it once",
+      "Anything else (expired, changed, another path) gets 403. The path is under /workspace.",
+    )
+      .argument("<id>", "the sandbox")
+      .argument("<path>", "the file, under /workspace (relative paths too)")
+      .option("--put", "a URL that writes the file (once) instead of reading it")
+      .option(
+        "--expires <duration>",
+        "how long it works: 90s, 10m, 1h, up to 24h (default 15m)",
+        durationSeconds,
+      )
+      .option("--max-bytes <count>", "with --put: the most bytes the upload may have", wholeNumber)
+      .option("--json", "print the URL with its method, path and expiry as JSON"),
+  ).runs(async (id: string, path: string, options: SignedUrlOptions) =>
+    (await import("../commands/sandbox/access.js")).signedUrl(id, path, options),
+  );
+
+  withConnectionOptions(
+    subcommand(
+      "token",
+      "Prints a token that reaches this one sandbox, for a web page instead of the API key",
+      "Scopes: read (download, stat, list), write (upload, mkdir, move, delete), exec (run and follow commands). Its value is shown this once.",
+    )
+      .argument("<id>", "the sandbox")
+      .requiredOption("--scope <scope>", "read, write or exec; repeat for more", scopeList)
+      .option(
+        "--expires <duration>",
+        "how long it works: 90s, 10m, 1h, up to 24h (default 1h)",
+        durationSeconds,
+      )
+      .option(
+        "--origin <origin>",
+        "the one page origin it works from, such as https://app.example.com",
+      )
+      .option("--json", "print the token with its id, scopes and expiry as JSON"),
+  ).runs(async (id: string, options: TokenOptions) =>
+    (await import("../commands/sandbox/access.js")).sandboxToken(id, options),
   );
 
   withConnectionOptions(

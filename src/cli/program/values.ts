@@ -40,3 +40,16 @@ export function keyValuePair(
   if (equals < 1) throw new InvalidArgumentError("It must be key=value.");
   return { ...previous, [value.slice(0, equals)]: value.slice(equals + 1) };
 }
+
+const durationUnits: Readonly<Record<string, number>> = { "": 1, s: 1, m: 60, h: 3600, d: 86_400 };
+
+/** A duration as seconds: `90`, `90s`, `10m`, `1h` or `1d`. */
+export function durationSeconds(value: string): number {
+  const match = /^(\d+)([smhd]?)$/.exec(value.trim());
+  const seconds =
+    match === null ? Number.NaN : Number(match[1]) * (durationUnits[match[2] ?? ""] ?? 1);
+  if (!Number.isSafeInteger(seconds) || seconds < 1) {
+    throw new InvalidArgumentError("It must be a duration such as 90s, 10m, 1h or 1d.");
+  }
+  return seconds;
+}

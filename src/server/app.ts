@@ -32,7 +32,7 @@ import { sandboxTokenCaller } from "./sandboxes/token-caller.js";
 import { EvalStore } from "./store/evals.js";
 import type { ProjectStore } from "./store/projects.js";
 import { ScoreStore } from "./store/scores.js";
-import type { SecretStores } from "./store/secret-stores.js";
+import type { SecretVault } from "./store/secret-vault.js";
 import type { SpanStore } from "./store/span-store.js";
 import { VersionStore } from "./store/versions.js";
 
@@ -69,7 +69,7 @@ export interface AppParts {
   /** The sandbox runner, or why there is none. Default: none (503 on the sandbox API). */
   readonly sandboxes?: SandboxService | undefined;
   /** Secret stores (`/api/secret-stores`); absent, the routes are not served. */
-  readonly secretStores?: SecretStores | undefined;
+  readonly secretStores?: SecretVault | undefined;
   /** Origins whose pages may call the API from a browser. Default: any. */
   readonly corsOrigins?: readonly string[] | undefined;
   /** The key signed URLs are signed with. Default: one made at start (URLs end with it). */

@@ -27,7 +27,7 @@ import { urlSigningKey } from "./sandboxes/url-signing.js";
 import { DataDirectoryLock } from "./store/data-directory-lock.js";
 import { openDatabase } from "./store/database.js";
 import { ProjectStore } from "./store/projects.js";
-import { finishInterruptedRotation, SecretStores } from "./store/secret-stores.js";
+import { finishInterruptedRotation, SecretVault } from "./store/secret-vault.js";
 import { SpanStore } from "./store/span-store.js";
 import { WriteLock } from "./store/write-lock.js";
 
@@ -192,7 +192,7 @@ async function startParts(
   opened.push(() => ingester.close());
   finishInterruptedRotation(db, dataDir);
   const masterKey = loadMasterKey(dataDir, options.masterKey ?? environment("masterKey"));
-  const secretStores = new SecretStores(db, masterKey);
+  const secretStores = new SecretVault(db, masterKey);
   const sandboxes = await startSandboxService(
     db,
     dataDir,

@@ -17,10 +17,7 @@ import {
 import { resolveDataDir } from "../../server/data-directory.js";
 import { DataDirectoryLock } from "../../server/store/data-directory-lock.js";
 import { openDatabase } from "../../server/store/database.js";
-import {
-  finishInterruptedRotation,
-  SecretStores as StoredSecrets,
-} from "../../server/store/secret-stores.js";
+import { finishInterruptedRotation, SecretVault } from "../../server/store/secret-vault.js";
 import { formatTable } from "../../tracing/evals/text-table.js";
 import { UsageError } from "../program/cairn-command.js";
 import type { ConnectionOptions } from "../program/connection.js";
@@ -144,7 +141,7 @@ export async function rotateKey(
     try {
       finishInterruptedRotation(db, dataDir);
       const variable = environment("masterKey");
-      const stores = new StoredSecrets(db, loadMasterKey(dataDir, variable));
+      const stores = new SecretVault(db, loadMasterKey(dataDir, variable));
       if (variable !== undefined) {
         const piped = input.isTTY === true ? "" : (await readAll(input)).trim();
         const next =

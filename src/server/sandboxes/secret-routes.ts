@@ -11,7 +11,7 @@ import { describeIssues } from "../../core/zod-message.js";
 import { ApiError } from "../http/api-error.js";
 import type { AuthVariables } from "../http/auth.js";
 import { readJson } from "../http/read-json.js";
-import type { SecretStores } from "../store/secret-stores.js";
+import type { SecretVault } from "../store/secret-vault.js";
 import { parseInput } from "./input.js";
 import { checkWithinAllowlist, hostPatterns } from "./secret-hosts.js";
 
@@ -20,7 +20,7 @@ import { checkWithinAllowlist, hostPatterns } from "./secret-hosts.js";
  * holds a value: the API lists keys, hosts and times. Every check is made before anything is
  * written, so a refused request changes nothing.
  */
-export function secretRoutes(stores: SecretStores) {
+export function secretRoutes(stores: SecretVault) {
   const notFound = (name: string) =>
     new ApiError(
       "not_found",

@@ -21,7 +21,7 @@ import { type RunnerSettings, SandboxRunner } from "../../sandbox/runner/runner.
 import { loadTemplates, type RunnerTemplate } from "../../sandbox/runner/templates.js";
 import { defaultSandboxPrices, type SandboxPrices } from "../../sandbox/runner/usage.js";
 import { SandboxStore } from "../store/sandboxes.js";
-import type { SecretStores } from "../store/secret-stores.js";
+import type { SecretVault } from "../store/secret-vault.js";
 import { ExecTokens } from "./exec-tokens.js";
 
 /** The sandbox API: a runner, or the reason there is none (answered with 503). */
@@ -38,7 +38,7 @@ export type SandboxService =
       readonly prices: SandboxPrices;
       readonly tokens: ExecTokens;
       /** The stores a sandbox may name at create; undefined in a service without them. */
-      readonly secretStores: SecretStores | undefined;
+      readonly secretStores: SecretVault | undefined;
     }
   | { readonly unavailable: string };
 
@@ -96,7 +96,7 @@ export interface EgressOptions {
  */
 async function startEgress(
   runtimeDir: string,
-  secretStores: SecretStores | undefined,
+  secretStores: SecretVault | undefined,
   options: EgressOptions,
   onRecord: (record: EgressRecord) => void,
 ): Promise<SandboxEgress | undefined> {
@@ -165,7 +165,7 @@ export async function startSandboxService(
   db: DatabaseSync,
   dataDir: string,
   options: SandboxOptions = {},
-  secretStores?: SecretStores,
+  secretStores?: SecretVault,
   egressOptions: EgressOptions = {},
 ): Promise<SandboxService> {
   if (options.enabled === false) {

@@ -5,20 +5,20 @@ import type { SandboxStatus } from "../../core/wire/sandbox.js";
 import { newMasterKey, parseMasterKey } from "../../sandbox/runner/secrets/master-key.js";
 import { openDatabase } from "./database.js";
 import { SandboxStore } from "./sandboxes.js";
-import { SecretStores } from "./secret-stores.js";
+import { SecretVault } from "./secret-vault.js";
 
 // The vault as the egress proxy and the runner see it: placeholders per sandbox and secret,
 // and a policy only for a running sandbox of the store's own project.
 const master = parseMasterKey(Buffer.alloc(32, 1).toString("base64"), "test");
 let db: DatabaseSync;
-let vault: SecretStores;
+let vault: SecretVault;
 
 beforeEach(() => {
   db = openDatabase(":memory:");
   for (const id of ["prj_a", "prj_b"]) {
     db.prepare("INSERT INTO projects (id, name, created_at) VALUES (?, ?, ?)").run(id, id, "");
   }
-  vault = new SecretStores(db, master);
+  vault = new SecretVault(db, master);
   vault.create("prj_a", "prod", ["api.example.com", "*.example.org"]);
   vault.setSecret("prj_a", "prod", "API_KEY", "sk-value-a", null);
   vault.setSecret("prj_a", "prod", "ORG_KEY", "org-value", ["*.example.org"]);
@@ -82,7 +82,7 @@ describe("the vault's egress policy", () => {
     expect(a.CAIRN_SECRET_API_KEY).not.toBe(b.CAIRN_SECRET_API_KEY);
     expect(a.CAIRN_SECRET_API_KEY).not.toBe(a.CAIRN_SECRET_ORG_KEY);
     // A service started again with the same master key gives the same strings.
-    expect(new SecretStores(db, master).placeholders(first)).toEqual(a);
+    expect(new SecretVault(db, master).placeholders(first)).toEqual(a);
     // None of the first sandbox's placeholders is in the second one's policy.
     const secondPlaceholders = vault.policyFor(second)?.secrets.map((each) => each.placeholder);
     for (const placeholder of Object.values(a)) {
@@ -134,7 +134,7 @@ describe("the vault's egress policy", () => {
 
   it("fails closed, naming store and key, when a value does not open", () => {
     const id = sandbox("prj_a", "prod");
-    const other = new SecretStores(db, newMasterKey("CAIRN_MASTER_KEY"));
+    const other = new SecretVault(db, newMasterKey("CAIRN_MASTER_KEY"));
     expect(() => other.policyFor(id)).toThrow(
       /secret "API_KEY" of store "prod" cannot be decrypted: it was sealed with master key [0-9a-f]{16}/,
     );

@@ -56,11 +56,13 @@ interface SecretRow {
 }
 
 /**
- * Secret stores and their sealed values, per project. Values are sealed with the master key
- * (AES-256-GCM, seal.ts) before they are written and opened only for the egress proxy; nothing
- * here returns a value to the API.
+ * The vault: secret stores and their sealed values, per project. Values are sealed with the
+ * master key (AES-256-GCM, seal.ts) before they are written and opened only for the egress
+ * proxy (its {@link SecretVault.policyFor} is the proxy's `EgressPolicySource`); nothing here
+ * returns a value to the API. The crypto lives with the runner (runner/secrets/, Node only, no
+ * database); the rows live here, beside the other stores of the service's database.
  */
-export class SecretStores {
+export class SecretVault {
   constructor(
     private readonly db: DatabaseSync,
     private master: MasterKey,

@@ -80,6 +80,32 @@ describe("the API reference", () => {
     );
   });
 
+  it("documents signed URLs (used without a key) and sandbox tokens (listed without a value)", async () => {
+    const document = await (await fetch(`${t.server.url}/openapi.json`)).json();
+    const signed = document.paths["/api/sandboxes/{id}/files/signed"];
+    for (const method of ["get", "put"]) {
+      expect(signed[method].security).toEqual([]);
+      expect(signed[method].responses["403"]).toBeDefined();
+      expect(signed[method].parameters.map((each: { name: string }) => each.name)).toEqual(
+        expect.arrayContaining(["id", "path", "expires", "nonce", "signature"]),
+      );
+    }
+    expect(signed.put.responses["413"]).toBeDefined();
+    const create = document.paths["/api/sandboxes/{id}/files/signed-url"].post;
+    expect(create.security).toEqual([{ apiKey: [] }]);
+    expect(create.requestBody.content["application/json"].schema.required).toEqual([
+      "path",
+      "method",
+    ]);
+    const tokens = document.paths["/api/sandboxes/{id}/tokens"];
+    expect(tokens.post.responses["201"].content["application/json"].schema.required).toContain(
+      "token",
+    );
+    const listed = tokens.get.responses["200"].content["application/json"].schema;
+    expect(JSON.stringify(listed)).not.toContain('"token"');
+    expect(document.paths["/api/sandboxes/{id}/tokens/{tokenId}"].delete).toBeDefined();
+  });
+
   it("renders a reference page from it, without any network", async () => {
     const response = await fetch(`${t.server.url}/docs`);
     expect(response.status).toBe(200);

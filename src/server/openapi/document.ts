@@ -26,6 +26,7 @@ import {
   versionListSchema,
 } from "./response-schemas.js";
 import { type ErrorResponses, json } from "./route-helpers.js";
+import { sandboxAccessRoutes } from "./sandbox-access-routes.js";
 import { secretStoreRoutes } from "./secret-store-routes.js";
 
 const errorResponses: ErrorResponses = (...codes) =>
@@ -179,6 +180,7 @@ const routes: RouteConfig[] = [
   },
   ...evaluationRoutes(errorResponses, common),
   ...secretStoreRoutes(errorResponses, common),
+  ...sandboxAccessRoutes(errorResponses, common),
 ];
 
 /** The OpenAPI 3.1 document of the API, generated from the zod schemas the routes use. */
@@ -190,7 +192,8 @@ export function openApiDocument(extraRoutes: readonly RouteConfig[] = []) {
     name: "X-API-Key",
   });
   for (const route of [...routes, ...extraRoutes]) {
-    registry.registerPath({ ...route, security: [{ apiKey: [] }] });
+    // A route may say it needs no key (a signed URL carries its own grant).
+    registry.registerPath({ security: [{ apiKey: [] }], ...route });
   }
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: "3.1.0",

@@ -8,7 +8,7 @@ import { getConnInfo } from "@hono/node-server/conninfo";
 import { WebSocketServer } from "ws";
 import { environment, integerSetting } from "../core/config.js";
 import { ConfigurationError } from "../core/errors/index.js";
-import { type Logger, setLogger } from "../core/logger.js";
+import { type Logger, log, setLogger } from "../core/logger.js";
 import { maxStdinFrameBytes } from "../core/wire/exec-protocol.js";
 import { loadMasterKey } from "../sandbox/runner/secrets/master-key.js";
 import { Judge, type JudgeConfig, judgeFromEnvironment } from "../tracing/scoring/judge.js";
@@ -193,6 +193,7 @@ async function startParts(
   finishInterruptedRotation(db, dataDir);
   const masterKey = loadMasterKey(dataDir, options.masterKey ?? environment("masterKey"));
   const secretStores = new SecretVault(db, masterKey);
+  for (const warning of secretStores.otherKeyWarnings()) log.warn(warning);
   const sandboxes = await startSandboxService(
     db,
     dataDir,

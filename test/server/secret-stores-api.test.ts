@@ -2,6 +2,7 @@ import { chmodSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { SecretStores } from "cairn-ai/sandbox";
+import { consoleLogger, setLogger } from "cairn-ai/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ProjectStore } from "../../src/server/store/projects.js";
 import { startTestServer, type TestServer } from "./helpers.js";
@@ -434,6 +435,21 @@ describe("a secret the master key cannot open", () => {
     writeFileSync(join(dataDir, "master.key"), `${Buffer.alloc(32, 7).toString("base64")}\n`, {
       mode: 0o600,
     });
+    // Said at start, in the log, before any sandbox meets it.
+    const warnings: string[] = [];
+    const logged = await startTestServer({
+      dataDir,
+      logger: { ...consoleLogger({ level: "error" }), warn: (line) => warnings.push(line) },
+    });
+    await logged.server.close();
+    setLogger(consoleLogger());
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^4 secrets are sealed under master key ${oldId}, and this service has [0-9a-f]{16} \\(.*master\\.key\\): sandboxes cannot use them until the service starts with that key, or they are set again`,
+        ),
+      ),
+    ]);
     const fromFile = await problems(dataDir);
     for (const [key, problem] of Object.entries(fromFile)) {
       expect(problem).toMatch(

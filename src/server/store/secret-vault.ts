@@ -68,9 +68,21 @@ export class SecretVault {
     private master: MasterKey,
   ) {}
 
-  /** The master key's id, for `cairn doctor` and messages. */
-  get masterKeyId(): string {
-    return this.master.id;
+  /**
+   * A sentence for each other master key that values are sealed under (a service started with
+   * the wrong key, or without its `CAIRN_MASTER_KEY`): said at start, so that it is not first
+   * seen as a sandbox's refused requests. Reads key ids only, never a value.
+   */
+  otherKeyWarnings(): string[] {
+    const rows = this.db
+      .prepare(
+        "SELECT key_id, count(*) AS secrets FROM secrets WHERE key_id != ? GROUP BY key_id ORDER BY key_id",
+      )
+      .all(this.master.id) as Array<{ key_id: string; secrets: number }>;
+    return rows.map(({ key_id: keyId, secrets }) => {
+      const they = secrets === 1 ? "1 secret is" : `${secrets} secrets are`;
+      return `${they} sealed under master key ${keyId}, and this service has ${this.master.id} (${this.master.source}): sandboxes cannot use ${secrets === 1 ? "it" : "them"} until the service starts with that key, or ${secrets === 1 ? "it is" : "they are"} set again (cairn secrets ls names them)`;
+    });
   }
 
   /** Creates a store; false when the project has one of that name. */

@@ -128,7 +128,7 @@ export function createApp(parts: AppParts) {
     return bodyLimit(c, next);
   });
   const tokenCaller = sandboxTokenCaller(access.tokens, sandboxes, parts.projects);
-  const execCaller = execTokenCaller(sandboxes, parts.projects);
+  const execCaller = execTokenCaller(sandboxes, parts.projects, access.tokens);
   app.use(
     requireApiKey(parts.projects, {
       // An exec token comes alone: with a key that is no project's, the key is what is wrong.

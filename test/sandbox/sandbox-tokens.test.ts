@@ -206,6 +206,35 @@ describe("write and exec tokens", () => {
   });
 });
 
+describe("the exec tokens a sandbox token is given", () => {
+  it("work only while the sandbox token does, and from its origin", async (context) => {
+    const { t, sandbox } = suite;
+    needSandboxes(context, t);
+    const origin = "https://app.example.com";
+    const parent = await createToken(sandbox, { scopes: ["exec"], origin });
+    const started = await withToken(
+      parent.token,
+      "POST",
+      `/api/sandboxes/${sandbox.id}/exec`,
+      { cmd: "sleep", args: ["30"] },
+      { origin },
+    );
+    expect(started.status).toBe(201);
+    const { execId, token } = (await started.json()) as { execId: string; token: string };
+    const socket = `${t.server.url.replace("http", "ws")}/api/sandboxes/${sandbox.id}/exec/${execId}?token=${token}`;
+    expect(await openSocket(socket, { origin })).toBe(101);
+    expect(await openSocket(socket, { origin: "https://evil.example.com" })).toBe(403);
+    await sandbox.revokeToken(parent.id);
+    expect(await openSocket(socket, { origin })).toBe(401);
+    // One given to the API key lives its own hour.
+    const keyed = await (
+      await t.call("POST", `/api/sandboxes/${sandbox.id}/exec`, { cmd: "sleep", args: ["30"] })
+    ).json();
+    const keyedSocket = `${t.server.url.replace("http", "ws")}/api/sandboxes/${sandbox.id}/exec/${keyed.execId}?token=${keyed.token}`;
+    expect(await openSocket(keyedSocket)).toBe(101);
+  });
+});
+
 describe("a token's life", () => {
   it("is shown once, listed without its value, and stored only as a hash", async (context) => {
     const { t, sandbox } = suite;

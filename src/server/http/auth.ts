@@ -7,6 +7,8 @@ export interface AuthVariables {
   project: Project;
   /** The key that made the request, for audit records (never the key itself). */
   actor: string;
+  /** The sandbox token that made the request, if one did (Caller.sandboxTokenId). */
+  sandboxTokenId: string | undefined;
 }
 
 export interface AuthOptions {
@@ -57,6 +59,7 @@ export function requireApiKey(
     }
     c.set("project", caller.project);
     c.set("actor", caller.actor);
+    c.set("sandboxTokenId", caller.sandboxTokenId);
     await next();
   };
 }

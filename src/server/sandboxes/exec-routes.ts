@@ -18,10 +18,8 @@ export function execRoutes(runner: SandboxRunner, tokens: ExecTokens) {
       const projectId = c.get("project").id;
       const id = sandboxIdParam(c.req.param("id"));
       const session = await runner.exec(projectId, id, resolveExecRequest(request));
-      return c.json(
-        { execId: session.execId, token: tokens.issue(projectId, id, session.execId) },
-        201,
-      );
+      const token = tokens.issue(projectId, id, session.execId, c.get("sandboxTokenId"));
+      return c.json({ execId: session.execId, token }, 201);
     })
     .get("/api/sandboxes/:id/exec", (c) =>
       c.json({ execs: runner.execs(c.get("project").id, sandboxIdParam(c.req.param("id"))) }),
@@ -31,6 +29,7 @@ export function execRoutes(runner: SandboxRunner, tokens: ExecTokens) {
       const id = sandboxIdParam(c.req.param("id"));
       const session = runner.execSession(projectId, id, c.req.param("execId"));
       // A fresh token to attach with, for browsers.
-      return c.json({ ...session.record, token: tokens.issue(projectId, id, session.execId) });
+      const token = tokens.issue(projectId, id, session.execId, c.get("sandboxTokenId"));
+      return c.json({ ...session.record, token });
     });
 }

@@ -5,6 +5,8 @@ export interface ExecGrant {
   readonly projectId: string;
   readonly sandboxId: string;
   readonly execId: string;
+  /** The sandbox token it was given to, if one: it works only while that one does. */
+  readonly sandboxTokenId: string | undefined;
 }
 
 /**
@@ -17,9 +19,10 @@ export class ExecTokens {
 
   constructor(private readonly lifetimeMs = 3_600_000) {}
 
-  issue(projectId: string, sandboxId: string, execId: string): string {
+  issue(projectId: string, sandboxId: string, execId: string, sandboxTokenId?: string): string {
+    const claims = { p: projectId, s: sandboxId, e: execId, x: Date.now() + this.lifetimeMs };
     const payload = Buffer.from(
-      JSON.stringify({ p: projectId, s: sandboxId, e: execId, x: Date.now() + this.lifetimeMs }),
+      JSON.stringify(sandboxTokenId === undefined ? claims : { ...claims, t: sandboxTokenId }),
     ).toString("base64url");
     return `${payload}.${this.sign(payload)}`;
   }
@@ -37,9 +40,15 @@ export class ExecTokens {
         s: string;
         e: string;
         x: number;
+        t?: string;
       };
       if (claims.x < Date.now()) return undefined;
-      return { projectId: claims.p, sandboxId: claims.s, execId: claims.e };
+      return {
+        projectId: claims.p,
+        sandboxId: claims.s,
+        execId: claims.e,
+        sandboxTokenId: claims.t,
+      };
     } catch {
       return undefined;
     }

@@ -12,7 +12,9 @@ import {
 import { ApiError } from "../http/api-error.js";
 import type { AuthVariables } from "../http/auth.js";
 import type { Caller, ProjectStore } from "../store/projects.js";
+import type { SandboxTokens } from "../store/sandbox-tokens.js";
 import type { SandboxService } from "./service.js";
+import { requireTokenOrigin } from "./token-origin.js";
 
 const execPath = /^\/api\/sandboxes\/([^/]+)\/exec\/([^/]+)$/;
 
@@ -23,11 +25,13 @@ export function isUpgrade(c: Context): boolean {
 
 /**
  * The exec token (`?token=`, from POST or GET …/exec) as a way in, for browsers, which cannot
- * send headers with a WebSocket: it opens the WebSocket of its one exec, nothing else.
+ * send headers with a WebSocket: it opens the WebSocket of its one exec, nothing else. One given
+ * to a sandbox token works only while that token does, and from its Origin.
  */
 export function execTokenCaller(
   service: SandboxService,
   projects: ProjectStore,
+  sandboxTokens: SandboxTokens,
 ): (c: Context) => Caller | string | undefined {
   return (c) => {
     const token = c.req.query("token");
@@ -44,9 +48,12 @@ export function execTokenCaller(
     const grant = service.tokens.verify(token);
     const valid = grant !== undefined && grant.sandboxId === sandboxId && grant.execId === execId;
     const project = valid ? projects.byId(grant.projectId) : undefined;
-    if (!valid || project === undefined) {
-      return "the token is not valid for this exec (or has expired)";
+    const parent =
+      grant?.sandboxTokenId === undefined ? null : sandboxTokens.grantById(grant.sandboxTokenId);
+    if (!valid || project === undefined || parent === undefined) {
+      return "the token is not valid for this exec (or has expired, or the sandbox token it was given to has)";
     }
+    requireTokenOrigin(c, parent?.origin ?? null);
     return { project, actor: `exec token (${grant.execId})` };
   };
 }

@@ -5,6 +5,7 @@ import type { Caller, ProjectStore } from "../store/projects.js";
 import { type SandboxTokenGrant, SandboxTokens } from "../store/sandbox-tokens.js";
 import { isUpgrade } from "./exec-websocket.js";
 import type { SandboxService } from "./service.js";
+import { requireTokenOrigin } from "./token-origin.js";
 
 /**
  * Everything a sandbox token can reach, by method and path under its sandbox; anything else is
@@ -48,7 +49,7 @@ export function sandboxTokenCaller(
     const project = grant === undefined ? undefined : projects.byId(grant.projectId);
     if (grant === undefined || project === undefined || !isLive(service, grant)) return notValid;
     authorize(c, grant);
-    return { project, actor: `sandbox token ${grant.id}` };
+    return { project, actor: `sandbox token ${grant.id}`, sandboxTokenId: grant.id };
   };
 }
 
@@ -64,15 +65,7 @@ function isLive(service: SandboxService, grant: SandboxTokenGrant): boolean {
 
 /** Throws the 403 of a request outside the token's reach. */
 function authorize(c: Context, grant: SandboxTokenGrant): void {
-  if (grant.origin !== null) {
-    const origin = c.req.header("origin");
-    if (origin !== grant.origin) {
-      throw new ApiError(
-        "forbidden",
-        `this sandbox token is bound to the origin ${grant.origin}; the request came from ${origin === undefined ? "no origin" : JSON.stringify(origin)}`,
-      );
-    }
-  }
+  requireTokenOrigin(c, grant.origin);
   const [, sandboxId, rest = ""] = sandboxPath.exec(c.req.path) ?? [];
   if (sandboxId === undefined) {
     throw new ApiError(

@@ -12,6 +12,11 @@ export interface Caller {
   readonly project: Project;
   /** `key_… (cairn_Ftj…)`: names the key without revealing it, for audit records. */
   readonly actor: string;
+  /**
+   * The sandbox token that made the request, when one did: what it is given (an exec's token)
+   * works only as long as the sandbox token does.
+   */
+  readonly sandboxTokenId?: string;
 }
 
 const keyPattern = /^[A-Za-z0-9_\-.]{16,256}$/;

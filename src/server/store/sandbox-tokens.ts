@@ -41,9 +41,11 @@ function hashToken(token: string): string {
  */
 export class SandboxTokens {
   private readonly byHash;
+  private readonly byId;
 
   constructor(private readonly db: DatabaseSync) {
     this.byHash = db.prepare("SELECT * FROM sandbox_tokens WHERE token_hash = ?");
+    this.byId = db.prepare("SELECT * FROM sandbox_tokens WHERE id = ?");
   }
 
   /** Whether `value` has a token's shape (and so is no API key to look up). */
@@ -130,17 +132,25 @@ export class SandboxTokens {
   /** The grant of a token that exists, is not revoked and has not expired; else undefined. */
   grantOf(token: string, now = new Date()): SandboxTokenGrant | undefined {
     if (!tokenPattern.test(token)) return undefined;
-    const row = this.byHash.get(hashToken(token)) as unknown as TokenRow | undefined;
-    if (row === undefined || row.revoked_at !== null) return undefined;
-    if (Date.parse(row.expires_at) <= now.getTime()) return undefined;
-    return {
-      id: row.id,
-      projectId: row.project_id,
-      sandboxId: row.sandbox_id,
-      scopes: new Set(JSON.parse(row.scopes) as SandboxTokenScope[]),
-      origin: row.origin,
-    };
+    return liveGrant(this.byHash.get(hashToken(token)) as unknown as TokenRow | undefined, now);
   }
+
+  /** As {@link grantOf}, by the token's id: for what a token was given, which lives no longer. */
+  grantById(id: string, now = new Date()): SandboxTokenGrant | undefined {
+    return liveGrant(this.byId.get(id) as unknown as TokenRow | undefined, now);
+  }
+}
+
+function liveGrant(row: TokenRow | undefined, now: Date): SandboxTokenGrant | undefined {
+  if (row === undefined || row.revoked_at !== null) return undefined;
+  if (Date.parse(row.expires_at) <= now.getTime()) return undefined;
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    sandboxId: row.sandbox_id,
+    scopes: new Set(JSON.parse(row.scopes) as SandboxTokenScope[]),
+    origin: row.origin,
+  };
 }
 
 function toInfo(row: TokenRow): SandboxTokenInfo {

@@ -51,8 +51,23 @@ describe("cairn secrets", { timeout: 60_000 }, () => {
       expect(listed.stdout).toContain("OPENAI_API_KEY");
       expect(listed.stdout).not.toContain("sk-from-stdin");
       // The value went in without its newline.
-      const stored = await t.call("GET", "/api/secret-stores/prod");
-      expect((await stored.json()).secrets[0].key).toBe("OPENAI_API_KEY");
+      const keyFile = join(t.dataDir, "master.key");
+      const master = parseMasterKey(readFileSync(keyFile, "utf8").trim(), keyFile);
+      const [row] = sealedRows(t.dataDir);
+      expect(row?.key).toBe("OPENAI_API_KEY");
+      if (row !== undefined) {
+        const address = { projectId: row.project_id, store: row.store, key: row.key };
+        const sealed = { keyId: row.key_id, nonce: row.nonce, ciphertext: row.ciphertext };
+        expect(unseal(master, address, sealed)).toBe("sk-from-stdin-0123456789");
+      }
+      const json = await cairn(["secrets", "ls", "--json"], "", env);
+      expect(JSON.parse(json.stdout)).toEqual([
+        expect.objectContaining({
+          name: "prod",
+          secrets: [expect.objectContaining({ key: "OPENAI_API_KEY", hosts: ["api.openai.com"] })],
+        }),
+      ]);
+      expect(json.stdout).not.toContain("sk-from-stdin");
       const refused = await cairn(["secrets", "set", "prod", "lower-case"], "v", env);
       // Refused before the value is read, naming the argument.
       expect(refused.code).toBe(2);
@@ -61,6 +76,13 @@ describe("cairn secrets", { timeout: 60_000 }, () => {
       expect(removed).toMatchObject({ code: 0 });
       const empty = await cairn(["secrets", "ls", "prod"], "", env);
       expect(empty.stdout).toContain("no secrets");
+      expect(await cairn(["secrets", "rm", "prod"], "", env)).toMatchObject({
+        code: 0,
+        stdout: "deleted secret store prod\n",
+      });
+      const gone = await cairn(["secrets", "ls", "prod"], "", env);
+      expect(gone.code).toBe(1);
+      expect(gone.stderr).toContain('this project has no secret store "prod"');
     } finally {
       await t.stop();
     }

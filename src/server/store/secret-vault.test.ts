@@ -1,11 +1,20 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { newSandboxId } from "../../core/ids.js";
 import type { SandboxStatus } from "../../core/wire/sandbox.js";
-import { newMasterKey, parseMasterKey } from "../../sandbox/runner/secrets/master-key.js";
+import {
+  loadMasterKey,
+  masterKeyFile,
+  newMasterKey,
+  parseMasterKey,
+  writeKeyFile,
+} from "../../sandbox/runner/secrets/master-key.js";
 import { openDatabase } from "./database.js";
 import { SandboxStore } from "./sandboxes.js";
-import { SecretVault } from "./secret-vault.js";
+import { finishInterruptedRotation, SecretVault } from "./secret-vault.js";
 
 // The vault as the egress proxy and the runner see it: placeholders per sandbox and secret,
 // and a policy only for a running sandbox of the store's own project.
@@ -143,5 +152,49 @@ describe("the vault's egress policy", () => {
       "CAIRN_SECRET_API_KEY",
       "CAIRN_SECRET_ORG_KEY",
     ]);
+  });
+});
+
+describe("a key rotation cut short", () => {
+  // cairn secrets rotate-key writes master.key.next, seals every value again in one
+  // transaction, then renames the file: a start after a cut at either step is consistent.
+  function dataDirWithKey() {
+    const dataDir = mkdtempSync(join(tmpdir(), "cairn-rotation-"));
+    writeKeyFile(masterKeyFile(dataDir), master.key);
+    return dataDir;
+  }
+
+  function openedValues(dataDir: string) {
+    const key = loadMasterKey(dataDir, undefined);
+    const id = sandbox("prj_a", "prod");
+    return new SecretVault(db, key).policyFor(id)?.secrets.map((each) => each.value);
+  }
+
+  it("is finished when the values were sealed under the next key", () => {
+    const dataDir = dataDirWithKey();
+    try {
+      const next = newMasterKey("next");
+      writeKeyFile(`${masterKeyFile(dataDir)}.next`, next.key);
+      vault.rotate(next);
+      finishInterruptedRotation(db, dataDir);
+      expect(existsSync(`${masterKeyFile(dataDir)}.next`)).toBe(false);
+      expect(readFileSync(masterKeyFile(dataDir), "utf8").trim()).toBe(next.key.toString("base64"));
+      expect(openedValues(dataDir)).toEqual(["sk-value-a", "org-value"]);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it("is undone when they were not", () => {
+    const dataDir = dataDirWithKey();
+    try {
+      writeKeyFile(`${masterKeyFile(dataDir)}.next`, newMasterKey("next").key);
+      finishInterruptedRotation(db, dataDir);
+      expect(existsSync(`${masterKeyFile(dataDir)}.next`)).toBe(false);
+      expect(loadMasterKey(dataDir, undefined).id).toBe(master.id);
+      expect(openedValues(dataDir)).toEqual(["sk-value-a", "org-value"]);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -161,7 +161,7 @@ export function createApp(parts: AppParts) {
     }),
   );
   app.route("/", evalRoutes(new EvalStore(parts.db)));
-  app.route("/", execWebSocketRoutes(sandboxes));
+  app.route("/", execWebSocketRoutes(sandboxes, access));
   if (parts.secretStores !== undefined) app.route("/", secretRoutes(parts.secretStores));
   app.route("/", sandboxRoutes(sandboxes, access, parts.abortResponse));
   app.route("/", analyticsRoutes(parts.db));

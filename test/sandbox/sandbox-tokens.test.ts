@@ -70,6 +70,20 @@ async function openSocket(url: string, headers: Record<string, string> = {}): Pr
   });
 }
 
+/** Opens the exec WebSocket and keeps it open; `closed` resolves with its close code. */
+async function holdSocket(url: string, headers: Record<string, string> = {}) {
+  const { WebSocket: NodeWebSocket } = await import("ws");
+  const socket = new NodeWebSocket(url, { headers });
+  const closed = new Promise<number>((resolve) => socket.once("close", resolve));
+  await new Promise<void>((resolve, reject) => {
+    socket.once("open", () => resolve());
+    socket.once("unexpected-response", (_request, response) =>
+      reject(new Error(`the upgrade was refused with ${response.statusCode}`)),
+    );
+  });
+  return { socket, closed };
+}
+
 async function startExec(target: Sandbox): Promise<string> {
   const response = await (suite.t as TestServer).call("POST", `/api/sandboxes/${target.id}/exec`, {
     cmd: "sleep",
@@ -224,7 +238,15 @@ describe("the exec tokens a sandbox token is given", () => {
     const socket = `${t.server.url.replace("http", "ws")}/api/sandboxes/${sandbox.id}/exec/${execId}?token=${token}`;
     expect(await openSocket(socket, { origin })).toBe(101);
     expect(await openSocket(socket, { origin: "https://evil.example.com" })).toBe(403);
+    const held = await holdSocket(socket, { origin });
+    const direct = await holdSocket(
+      `${t.server.url.replace("http", "ws")}/api/sandboxes/${sandbox.id}/exec/${execId}?token=${parent.token}`,
+      { origin },
+    );
     await sandbox.revokeToken(parent.id);
+    // Revoked: the sockets it holds close at once (policy violation), and none opens again.
+    expect(await held.closed).toBe(1008);
+    expect(await direct.closed).toBe(1008);
     expect(await openSocket(socket, { origin })).toBe(401);
     // One given to the API key lives its own hour.
     const keyed = await (
@@ -274,10 +296,16 @@ describe("a token's life", () => {
       (await t.call("DELETE", `/api/sandboxes/${sandbox.id}/tokens/${others.id}`)).status,
     ).toBe(404);
 
-    const expiring = await createToken(sandbox, { scopes: ["read"], expiresInSeconds: 1 });
+    const expiring = await createToken(sandbox, { scopes: ["read", "exec"], expiresInSeconds: 1 });
     expect((await withToken(expiring.token, "GET", path)).status).toBe(200);
+    const execId = await startExec(sandbox);
+    const held = await holdSocket(
+      `${t.server.url.replace("http", "ws")}/api/sandboxes/${sandbox.id}/exec/${execId}?token=${expiring.token}`,
+    );
     await pastExpiry(expiring.expiresAt);
     expect((await withToken(expiring.token, "GET", path)).status).toBe(401);
+    // Expired: the socket it held has closed too.
+    expect(await held.closed).toBe(1008);
     // A made-up token of the right shape is as invalid.
     const forged = `cairn_sbt_${"A".repeat(43)}`;
     expect((await withToken(forged, "GET", path)).status).toBe(401);

@@ -2,11 +2,14 @@ import { randomBytes } from "node:crypto";
 import type { DatabaseSync } from "node:sqlite";
 import { SandboxTokens } from "../store/sandbox-tokens.js";
 import { SignedUrlUses } from "../store/signed-url-uses.js";
+import { TokenSockets } from "./token-sockets.js";
 import { UrlSigner } from "./url-signing.js";
 
 /** Ways into one sandbox without the project's API key: browser tokens and signed URLs. */
 export interface SandboxAccess {
   readonly tokens: SandboxTokens;
+  /** The exec WebSockets tokens hold open, closed when they end. */
+  readonly sockets: TokenSockets;
   readonly signer: UrlSigner;
   readonly uses: SignedUrlUses;
 }
@@ -18,6 +21,7 @@ export interface SandboxAccess {
 export function sandboxAccess(db: DatabaseSync, signingKey?: Buffer): SandboxAccess {
   return {
     tokens: new SandboxTokens(db),
+    sockets: new TokenSockets(),
     signer: new UrlSigner(signingKey ?? randomBytes(32)),
     uses: new SignedUrlUses(db),
   };

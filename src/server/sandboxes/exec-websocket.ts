@@ -13,6 +13,7 @@ import { ApiError } from "../http/api-error.js";
 import type { AuthVariables } from "../http/auth.js";
 import type { Caller, ProjectStore } from "../store/projects.js";
 import type { SandboxTokens } from "../store/sandbox-tokens.js";
+import type { SandboxAccess } from "./access.js";
 import type { SandboxService } from "./service.js";
 import { requireTokenOrigin } from "./token-origin.js";
 
@@ -54,7 +55,11 @@ export function execTokenCaller(
       return "the token is not valid for this exec (or has expired, or the sandbox token it was given to has)";
     }
     requireTokenOrigin(c, parent?.origin ?? null);
-    return { project, actor: `exec token (${grant.execId})` };
+    return {
+      project,
+      actor: `exec token (${grant.execId})`,
+      ...(parent === null ? {} : { sandboxTokenId: parent.id }),
+    };
   };
 }
 
@@ -64,7 +69,7 @@ export function execTokenCaller(
  * is the API's status with `x-request-id`, and `?since=<offset>` re-attaches. Requests without
  * the upgrade go on to the exec's JSON state.
  */
-export function execWebSocketRoutes(service: SandboxService) {
+export function execWebSocketRoutes(service: SandboxService, access: SandboxAccess) {
   const app = new Hono<{ Variables: AuthVariables }>();
   if ("unavailable" in service) return app;
   const { runner } = service;
@@ -106,9 +111,14 @@ export function execWebSocketRoutes(service: SandboxService) {
         );
       }
       admitExecSocket(session);
+      // A sandbox token's socket closes when the token ends (revoked, expired).
+      const tokenId = c.get("sandboxTokenId");
+      const holder = tokenId === undefined ? undefined : access.tokens.grantById(tokenId);
       return {
         onOpen(_event, socket) {
-          attachExecSocket(socket.raw as WebSocket, session, offset);
+          const raw = socket.raw as WebSocket;
+          if (holder !== undefined) access.sockets.hold(holder.id, raw, holder.expiresAtMs);
+          attachExecSocket(raw, session, offset);
         },
       };
     }),

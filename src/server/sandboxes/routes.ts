@@ -107,7 +107,7 @@ export function sandboxRoutes(
     .route("/", execRoutes(runner, service.tokens))
     .route("/", filesRoutes(runner, abortResponse))
     .route("/", signedUrlRoutes(runner, access))
-    .route("/", tokenRoutes(runner, access.tokens))
+    .route("/", tokenRoutes(runner, access))
     .route("/", usageRoutes(runner, store, service.prices));
 }
 

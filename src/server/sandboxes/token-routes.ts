@@ -4,14 +4,14 @@ import type { SandboxRunner } from "../../sandbox/runner/runner.js";
 import { ApiError } from "../http/api-error.js";
 import type { AuthVariables } from "../http/auth.js";
 import { readJson } from "../http/read-json.js";
-import type { SandboxTokens } from "../store/sandbox-tokens.js";
+import type { SandboxAccess } from "./access.js";
 import { parseInput, sandboxIdParam } from "./input.js";
 
 /**
  * A sandbox's browser tokens: create one (its value shown this once), list them (never a
  * value), revoke one (at once). What a token may do is token-caller.ts.
  */
-export function tokenRoutes(runner: SandboxRunner, tokens: SandboxTokens) {
+export function tokenRoutes(runner: SandboxRunner, { tokens, sockets }: SandboxAccess) {
   const app = new Hono<{ Variables: AuthVariables }>();
   return app
     .post("/api/sandboxes/:id/tokens", async (c) => {
@@ -40,6 +40,8 @@ export function tokenRoutes(runner: SandboxRunner, tokens: SandboxTokens) {
           `sandbox ${id} has no token ${JSON.stringify(tokenId)}; GET /api/sandboxes/${id}/tokens lists them`,
         );
       }
+      // At once: the exec WebSockets it holds open close too.
+      sockets.closeAll(revoked.id);
       return c.json(revoked);
     });
 }

@@ -29,6 +29,8 @@ export interface SandboxTokenGrant {
   readonly sandboxId: string;
   readonly scopes: ReadonlySet<SandboxTokenScope>;
   readonly origin: string | null;
+  /** When it stops working, in ms since the epoch. */
+  readonly expiresAtMs: number;
 }
 
 function hashToken(token: string): string {
@@ -142,9 +144,12 @@ export class SandboxTokens {
 }
 
 function liveGrant(row: TokenRow | undefined, now: Date): SandboxTokenGrant | undefined {
-  if (row === undefined || row.revoked_at !== null) return undefined;
-  if (Date.parse(row.expires_at) <= now.getTime()) return undefined;
+  const expiresAtMs = Date.parse(row?.expires_at ?? "");
+  if (row === undefined || row.revoked_at !== null || expiresAtMs <= now.getTime()) {
+    return undefined;
+  }
   return {
+    expiresAtMs,
     id: row.id,
     projectId: row.project_id,
     sandboxId: row.sandbox_id,

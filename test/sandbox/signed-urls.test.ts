@@ -95,6 +95,9 @@ describe("a signed GET URL", () => {
         withParameter(signed.url, name, flipLast),
       ]),
       ["another path", withParameter(signed.url, "path", () => "/workspace/b.txt")],
+      ["a path with ..", withParameter(signed.url, "path", () => "/workspace/../etc/passwd")],
+      ["an encoded ..", withParameter(signed.url, "path", () => "/workspace/%2e%2e/etc/passwd")],
+      ["a path outside", withParameter(signed.url, "path", () => "/etc/passwd")],
       [
         "a later expiry",
         withParameter(signed.url, "expires", (value) => String(Number(value) + 3600)),

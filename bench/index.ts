@@ -4,6 +4,7 @@
 // only when they cannot measure.
 
 import { runAnalyticsBench } from "./analytics.js";
+import { runEgressBench } from "./egress.js";
 import { runIngestBench } from "./ingest.js";
 import { runOtlpBench } from "./otlp.js";
 import { runSandboxBench } from "./sandbox.js";
@@ -17,6 +18,7 @@ const benchmarks: Readonly<Record<string, () => Promise<void>>> = {
   otlp: runOtlpBench,
   analytics: runAnalyticsBench,
   sandbox: runSandboxBench,
+  egress: runEgressBench,
 };
 
 const requested = process.argv.slice(2);

@@ -1,12 +1,13 @@
 import { chmod, mkdir, rm } from "node:fs/promises";
 import {
   createServer,
+  Agent as HttpAgent,
   request as httpRequest,
   type IncomingMessage,
   type Server,
   type ServerResponse,
 } from "node:http";
-import { request as httpsRequest } from "node:https";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { connect, type Socket } from "node:net";
 import { dirname } from "node:path";
 import { TLSSocket } from "node:tls";
@@ -88,6 +89,7 @@ export class EgressProxy {
   private constructor(
     private readonly server: Server,
     readonly socketPath: string,
+    private readonly handler: ProxyHandler,
   ) {
     server.on("connection", (socket: Socket) => {
       this.sockets.add(socket);
@@ -99,8 +101,8 @@ export class EgressProxy {
   static async start(socketPath: string, options: EgressProxyOptions): Promise<EgressProxy> {
     await mkdir(dirname(socketPath), { recursive: true, mode: 0o711 });
     const server = createServer({ requestTimeout: 0, headersTimeout: 30_000 });
-    const proxy = new EgressProxy(server, socketPath);
     const handler = new ProxyHandler(options);
+    const proxy = new EgressProxy(server, socketPath, handler);
     server.on("request", (request: IncomingMessage, response: ServerResponse) => {
       handler.forward(request, response).catch((error: unknown) => {
         log.warn(`egress proxy of ${options.sandboxId}: ${(error as Error).message}`);
@@ -128,6 +130,7 @@ export class EgressProxy {
 
   /** Stops serving and ends every connection; removes the socket's folder. */
   async close(): Promise<void> {
+    this.handler.close();
     for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
     await rm(dirname(this.socketPath), { recursive: true, force: true });
@@ -135,7 +138,33 @@ export class EgressProxy {
 }
 
 class ProxyHandler {
+  // Connections upstream are kept and reused, per sandbox: a second request to a host costs no
+  // new handshake. TLS ones per host and vetted address, each verified for its host.
+  private readonly plainAgent = new HttpAgent({ keepAlive: true, maxSockets: 32 });
+  private readonly tlsAgents = new Map<string, HttpsAgent>();
+
   constructor(private readonly options: EgressProxyOptions) {}
+
+  /** Closes the connections kept upstream. */
+  close(): void {
+    this.plainAgent.destroy();
+    for (const agent of this.tlsAgents.values()) agent.destroy();
+  }
+
+  private tlsAgent(host: string, address: { address: string; port: number }): HttpsAgent {
+    const key = `${host} ${address.address} ${address.port}`;
+    let agent = this.tlsAgents.get(key);
+    if (agent === undefined) {
+      agent = new HttpsAgent({
+        keepAlive: true,
+        maxSockets: 32,
+        servername: host,
+        ...(this.options.upstreamCa === undefined ? {} : { ca: [...this.options.upstreamCa] }),
+      });
+      this.tlsAgents.set(key, agent);
+    }
+    return agent;
+  }
 
   /** An absolute-URI request: `GET http://host/path`. */
   async forward(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -184,13 +213,8 @@ class ProxyHandler {
         setHost: false,
       };
       const upstream = tls
-        ? httpsRequest({
-            ...options,
-            servername: host,
-            ...(this.options.upstreamCa === undefined ? {} : { ca: [...this.options.upstreamCa] }),
-            agent: false,
-          })
-        : httpRequest(options);
+        ? httpsRequest({ ...options, servername: host, agent: this.tlsAgent(host, address) })
+        : httpRequest({ ...options, agent: this.plainAgent });
       upstream.on("response", (answer) => {
         const status = answer.statusCode ?? 502;
         const answerHeaders = scrubHeaders(answer.headers, patterns);

@@ -137,20 +137,13 @@ function patternsOf(secret: SandboxSecret): Pattern[] {
     const padded = Buffer.concat([Buffer.alloc(shift), value]);
     const encoded = padded.toString("base64");
     // Characters that depend only on the value's bytes: after the shifted ones, before the
-    // last group when the value does not end on a group boundary.
+    // last group when the value does not end on a group boundary. The value's own base64 is
+    // the first of these, and its last group at most is left (a few characters, no secret).
     const start = shift === 0 ? 0 : shift === 1 ? 2 : 3;
     const endBytes = padded.length - (padded.length % 3);
     const stable = encoded.slice(start, (endBytes / 3) * 4);
-    const whole = shift === 0 ? encoded : undefined;
     for (const form of [stable, toUrlSafe(stable)]) {
       if (form.length >= 16) add(form, Buffer.from("*".repeat(form.length)));
-    }
-    if (whole !== undefined) {
-      add(whole, Buffer.from(Buffer.from(secret.placeholder).toString("base64")));
-      add(
-        toUrlSafe(whole),
-        Buffer.from(toUrlSafe(Buffer.from(secret.placeholder).toString("base64"))),
-      );
     }
   }
   // Longest first, so a whole form is replaced before a part of it.

@@ -68,6 +68,8 @@ describe("a signed GET URL", () => {
       expect(response.headers.get("x-file-size")).toBe("10");
       expect(await response.text()).toBe("the report");
     }
+    const head = await fetch(signed.url, { method: "HEAD" });
+    expect([head.status, head.headers.get("x-file-size")]).toEqual([200, "10"]);
     // A browser's preflight for a PUT URL is answered as for the files API.
     const preflight = await fetch(signed.url, {
       method: "OPTIONS",

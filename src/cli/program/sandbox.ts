@@ -1,6 +1,6 @@
 import { InvalidArgumentError, Option } from "commander";
-import { sandboxTokenScopes } from "../../core/wire/sandbox-access.js";
 import { type SandboxStatus, sandboxStatuses } from "../../core/wire/sandbox-statuses.js";
+import { sandboxTokenScopes } from "../../core/wire/sandbox-token-scopes.js";
 import type { CairnCommand } from "./cairn-command.js";
 import { type ConnectionOptions, withConnectionOptions } from "./connection.js";
 import { durationSeconds, keyValuePair, wholeNumber } from "./values.js";

@@ -1,4 +1,7 @@
 import { z } from "zod";
+import { type SandboxTokenScope, sandboxTokenScopes } from "./sandbox-token-scopes.js";
+
+export { type SandboxTokenScope, sandboxTokenScopes };
 
 /** The longest a signed URL or a sandbox token may live: 24 hours, in seconds. */
 export const maxAccessSeconds = 86_400;
@@ -35,11 +38,6 @@ export const signedUrlSchema = z.object({
 });
 
 export type SignedUrl = z.infer<typeof signedUrlSchema>;
-
-/** What a sandbox token may do: read files, write files, run and follow execs. */
-export const sandboxTokenScopes = ["read", "write", "exec"] as const;
-
-export type SandboxTokenScope = (typeof sandboxTokenScopes)[number];
 
 /** An origin as a browser sends it: scheme, host and port, no path. */
 const originSchema = z

@@ -12,9 +12,18 @@ export interface ExecSpanResult {
   readonly execId: string;
 }
 
+/**
+ * Runs an exec: `report` gives its span the result; `traceparent` is the W3C trace context of
+ * that span, for the service to put what the exec causes (egress requests) under it.
+ */
+export type TracedExec<T> = (
+  report: (result: ExecSpanResult) => void,
+  traceparent: string | undefined,
+) => Promise<T>;
+
 export type ExecTraceHook = <T>(
   details: { readonly sandboxId: string; readonly command: readonly string[] },
-  run: (report: (result: ExecSpanResult) => void) => Promise<T>,
+  run: TracedExec<T>,
 ) => Promise<T>;
 
 let hook: ExecTraceHook | undefined;
@@ -26,7 +35,7 @@ export function setExecTraceHook(next: ExecTraceHook): void {
 /** Runs `run` as a traced exec when the tracing SDK is loaded and a call is being observed. */
 export function traceExec<T>(
   details: { readonly sandboxId: string; readonly command: readonly string[] },
-  run: (report: (result: ExecSpanResult) => void) => Promise<T>,
+  run: TracedExec<T>,
 ): Promise<T> {
-  return hook === undefined ? run(() => undefined) : hook(details, run);
+  return hook === undefined ? run(() => undefined, undefined) : hook(details, run);
 }

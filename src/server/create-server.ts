@@ -200,6 +200,7 @@ async function startParts(
     options.sandboxes,
     secretStores,
     options.egress,
+    (projectId, batch) => spans.ingest(projectId, batch),
   );
   if ("runner" in sandboxes) opened.push(() => sandboxes.runner.close());
   const app = createApp({

@@ -312,7 +312,7 @@ function promiseKind(value: unknown): "native" | "subclass" | "thenable" | undef
 // A sandbox exec run inside an observed call is a `tool` span of its own (cairn/sandbox calls
 // this hook; it knows nothing of tracing).
 setExecTraceHook((details, run) => {
-  if (scopeStorage.get()?.span === undefined) return run(() => undefined);
+  if (scopeStorage.get()?.span === undefined) return run(() => undefined, undefined);
   const traced = observe(
     (_command: string) =>
       run((result) => {
@@ -332,8 +332,15 @@ setExecTraceHook((details, run) => {
           fields["cairn.sandbox.memory_peak_bytes"] = result.memoryPeakBytes;
         }
         span.setAttributes(fields);
-      }),
+      }, traceparentOf(scopeStorage.get()?.span)),
     { kind: "tool", spanName: `sandbox exec ${details.command[0] ?? ""}`.trim() },
   );
   return traced(details.command.join(" "));
 });
+
+// The W3C trace context of an observed span, sampled.
+function traceparentOf(span: ObservedSpan | undefined): string | undefined {
+  if (span === undefined || !span.isRecording) return undefined;
+  const context = span.span.spanContext();
+  return `00-${context.traceId}-${context.spanId}-01`;
+}

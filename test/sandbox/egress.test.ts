@@ -1,6 +1,7 @@
 import { once } from "node:events";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { configure, currentSpan, observe, shutdown } from "cairn-ai";
 import { Sandbox } from "cairn-ai/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestServer } from "../server/helpers.js";
@@ -225,6 +226,57 @@ describe("a sandbox's egress", () => {
       expect(direct.stdout).not.toContain("internet-open");
       expect(direct.stdout).toContain("no-dns");
     } finally {
+      await sandbox.kill();
+    }
+  });
+});
+
+describe("a sandbox's egress in a trace", () => {
+  it("is a span under the exec that made the request, with no secret's value", async (context) => {
+    needSandboxes(context, t);
+    const sandbox = await Sandbox.create({ ...connection(t), secretStore: "prod" });
+    configure({ endpoint: t.server.url, apiKey: t.apiKey, exportMode: "immediate" });
+    try {
+      const placeholder = await placeholderIn(sandbox);
+      let traceId = "";
+      await observe(
+        async () => {
+          traceId = currentSpan().traceId;
+          await sandbox.run("bash", {
+            args: ["-c", "exec 3<>/dev/tcp/127.0.0.1/3128 || exit 9; cat >&3; cat <&3"],
+            stdin: get("http://api.test.internal/traced", {
+              Authorization: `Bearer ${placeholder}`,
+            }),
+          });
+        },
+        { kind: "agent", spanName: "fetch models" },
+      )();
+      await shutdown();
+      const trace = await (await t.call("GET", `/traces/${traceId}`)).json();
+      const flat: Array<Record<string, unknown>> = [];
+      const walk = (nodes: Array<Record<string, unknown>>) => {
+        for (const node of nodes) {
+          flat.push(node);
+          walk(node.children as Array<Record<string, unknown>>);
+        }
+      };
+      walk(trace.spans);
+      const exec = flat.find((span) => String(span.name).startsWith("sandbox exec"));
+      const egress = flat.find((span) => String(span.name).startsWith("egress GET"));
+      expect(egress).toMatchObject({
+        name: "egress GET api.test.internal",
+        kind: "tool",
+        status: "ok",
+        parent_span_id: exec?.span_id,
+        attributes: {
+          "http.response.status_code": 200,
+          "cairn.egress.secrets": ["API_KEY"],
+          "server.address": "api.test.internal",
+        },
+      });
+      expect(JSON.stringify(trace)).not.toContain(value);
+    } finally {
+      await shutdown();
       await sandbox.kill();
     }
   });

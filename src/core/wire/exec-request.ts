@@ -35,6 +35,17 @@ export const execRequestSchema = z.strictObject({
   pty: z.union([z.boolean(), terminalSizeSchema]).default(false),
   /** Killed after this long (its state says `timed_out`). */
   timeoutMs: z.number().int().min(1).max(86_400_000).optional(),
+  /**
+   * The W3C trace context of the span the exec runs under (`sandbox.run()` inside an observed
+   * call sends it): the sandbox's egress requests while it runs become spans under it.
+   */
+  traceparent: z
+    .string()
+    .regex(
+      /^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}$/,
+      "traceparent must be a W3C trace context: 00-<32 hex>-<16 hex>-<2 hex>",
+    )
+    .optional(),
 });
 
 /** An exec request as a client sends it. */

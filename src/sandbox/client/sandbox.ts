@@ -158,6 +158,7 @@ export class Sandbox {
   private async startExec(
     command: string | readonly string[],
     options: ExecOptions,
+    traceparent?: string,
   ): Promise<{ execId: string; handle: ExecHandle }> {
     const argv = typeof command === "string" ? [command, ...(options.args ?? [])] : [...command];
     const [cmd, ...args] = argv;
@@ -170,6 +171,7 @@ export class Sandbox {
       ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
       ...(pty === undefined ? {} : { pty }),
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      ...(traceparent === undefined ? {} : { traceparent }),
     };
     const started = await this.call(execStartedSchema, "POST", "/exec", request);
     const handle = await this.attach(started.execId, { ...options, token: started.token });
@@ -183,8 +185,8 @@ export class Sandbox {
   /** Runs a command to its end: `exec()` then `wait()`, traced as one `tool` span. */
   run(command: string | readonly string[], options: ExecOptions = {}): Promise<ExecResult> {
     const argv = typeof command === "string" ? [command, ...(options.args ?? [])] : [...command];
-    return traceExec({ sandboxId: this.id, command: argv }, async (report) => {
-      const { execId, handle } = await this.startExec(argv, { ...options, args: [] });
+    return traceExec({ sandboxId: this.id, command: argv }, async (report, traceparent) => {
+      const { execId, handle } = await this.startExec(argv, { ...options, args: [] }, traceparent);
       const result = await handle.wait();
       const record = await this.execRecord(execId).catch(() => undefined);
       report({

@@ -500,6 +500,22 @@ export class SandboxRunner {
     return [...sandbox.execs.values()].map((each) => each.record);
   }
 
+  /**
+   * The trace context of the exec that is most likely behind what a sandbox does now (its
+   * egress requests): the newest running exec that came with one; undefined when none did.
+   */
+  tracedExec(id: string): { projectId: string; traceparent: string } | undefined {
+    const sandbox = this.live.get(id);
+    if (sandbox === undefined) return undefined;
+    let found: string | undefined;
+    for (const session of sandbox.execs.values()) {
+      if (session.request.traceparent !== undefined && session.record.state === "running") {
+        found = session.request.traceparent;
+      }
+    }
+    return found === undefined ? undefined : { projectId: sandbox.projectId, traceparent: found };
+  }
+
   execSession(projectId: string, id: string, execId: string): ExecSession {
     const sandbox = this.live.get(id);
     this.get(projectId, id);

@@ -7,6 +7,7 @@ import type { DatabaseSync } from "node:sqlite";
 import { rootCertificates } from "node:tls";
 import { ConfigurationError } from "../../core/errors/index.js";
 import { log } from "../../core/logger.js";
+import type { ExportBatch } from "../../core/wire/index.js";
 import { diskRangeMB as defaultDiskRange } from "../../core/wire/sandbox-sizes.js";
 import type { CapacityOptions } from "../../sandbox/runner/admission.js";
 import type { EgressHosts } from "../../sandbox/runner/egress/addresses.js";
@@ -22,6 +23,7 @@ import { loadTemplates, type RunnerTemplate } from "../../sandbox/runner/templat
 import { defaultSandboxPrices, type SandboxPrices } from "../../sandbox/runner/usage.js";
 import { SandboxStore } from "../store/sandboxes.js";
 import type { SecretVault } from "../store/secret-vault.js";
+import { egressSpanBatch } from "./egress-spans.js";
 import { ExecTokens } from "./exec-tokens.js";
 
 /** The sandbox API: a runner, or the reason there is none (answered with 503). */
@@ -167,6 +169,7 @@ export async function startSandboxService(
   options: SandboxOptions = {},
   secretStores?: SecretVault,
   egressOptions: EgressOptions = {},
+  spanSink?: (projectId: string, batch: ExportBatch) => void,
 ): Promise<SandboxService> {
   if (options.enabled === false) {
     return {
@@ -199,6 +202,7 @@ export async function startSandboxService(
   const diskRangeMB = options.diskRangeMB ?? defaultDiskRange;
   const templates = loadTemplates(options.templates);
   const store = new SandboxStore(db);
+  let runner: SandboxRunner | undefined;
   const egress = await startEgress(
     join(tmpdir(), runnerName),
     secretStores,
@@ -206,6 +210,11 @@ export async function startSandboxService(
     (record) => {
       const bytes = record.bytesIn + record.bytesOut;
       if (bytes > 0) store.addEgressBytes(record.sandboxId, bytes);
+      // A span under the exec that made the request, when it came with a trace.
+      const traced = runner?.tracedExec(record.sandboxId);
+      if (traced !== undefined && spanSink !== undefined) {
+        spanSink(traced.projectId, egressSpanBatch(record, traced.traceparent));
+      }
     },
   );
   const settings: RunnerSettings = {
@@ -244,7 +253,6 @@ export async function startSandboxService(
     }),
     egress,
   };
-  let runner: SandboxRunner;
   try {
     runner = await SandboxRunner.start(settings);
   } catch (error) {

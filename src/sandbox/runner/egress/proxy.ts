@@ -40,6 +40,9 @@ export interface EgressRecord {
   readonly secrets: readonly string[];
   /** Why it was refused, when it was. */
   readonly refused?: string | undefined;
+  /** When it began and ended, in ms since the epoch. */
+  readonly startMs: number;
+  readonly endMs: number;
 }
 
 export interface EgressProxyOptions {
@@ -190,6 +193,7 @@ class ProxyHandler {
     allowed: Admitted,
     tls: boolean,
   ): Promise<void> {
+    const startMs = Date.now();
     const method = request.method ?? "GET";
     const { host, port } = target;
     const { policy, address } = allowed;
@@ -227,7 +231,16 @@ class ProxyHandler {
         const body = patterns.length === 0 ? answer : answer.pipe(new Scrubber(patterns));
         body.pipe(response);
         response.once("close", () => {
-          this.record({ method, host, port, status, bytesOut, bytesIn, secrets: substituted.used });
+          this.record({
+            method,
+            host,
+            port,
+            status,
+            bytesOut,
+            bytesIn,
+            secrets: substituted.used,
+            startMs,
+          });
           resolve();
         });
       });
@@ -245,6 +258,7 @@ class ProxyHandler {
 
   /** CONNECT host:port: a TLS tunnel to the vetted address, once the ClientHello agrees. */
   async tunnel(request: IncomingMessage, client: Socket, head: Buffer): Promise<void> {
+    const startMs = Date.now();
     const target = this.parseAuthority(request.url ?? "");
     if (target instanceof Refusal) return this.refuseSocket(client, "-", 0, target);
     const { host, port } = target;
@@ -295,7 +309,16 @@ class ProxyHandler {
       client.once("close", closed);
       upstream.once("close", closed);
     });
-    this.record({ method: "CONNECT", host, port, status: 200, bytesOut, bytesIn, secrets: [] });
+    this.record({
+      method: "CONNECT",
+      host,
+      port,
+      status: 200,
+      bytesOut,
+      bytesIn,
+      secrets: [],
+      startMs,
+    });
   }
 
   /**
@@ -522,8 +545,16 @@ class ProxyHandler {
     });
   }
 
-  private record(entry: Omit<EgressRecord, "sandboxId">): void {
-    const record = { sandboxId: this.options.sandboxId, ...entry };
+  private record(
+    entry: Omit<EgressRecord, "sandboxId" | "startMs" | "endMs"> & { startMs?: number },
+  ): void {
+    const endMs = Date.now();
+    const record: EgressRecord = {
+      sandboxId: this.options.sandboxId,
+      ...entry,
+      startMs: entry.startMs ?? endMs,
+      endMs,
+    };
     log.info(
       `egress ${record.sandboxId} ${record.method} ${record.host}:${record.port} ${record.status} out ${record.bytesOut} in ${record.bytesIn}${record.secrets.length > 0 ? ` secrets ${record.secrets.join(",")}` : ""}${record.refused === undefined ? "" : ` refused: ${record.refused}`}`,
     );

@@ -2,35 +2,46 @@
 //   1. Added latency: p50 of a small GET through the proxy (absolute-URI HTTP, a secret put
 //      into the request and the answer scrubbed) next to the same GET straight to the upstream;
 //      and over HTTPS, a request through an intercepted CONNECT tunnel (the runner's CA, TLS
-//      on both sides) next to the same request over TLS straight to the upstream. A new
-//      connection each time on both sides, as a sandbox's client makes one per proxy request.
+//      on both sides) next to the same request over TLS straight to the upstream. A new client
+//      connection each time, as a sandbox's client makes one per proxy request.
 //      Goal: <= 2 ms added at p50.
 //   2. Throughput of a 100 MB download through the proxy (scrubbed, chunked), next to the same
 //      download straight from the upstream. Goal: >= 50% of direct.
-// The proxy runs in this process on a Unix socket, as the runner serves it; the upstreams on
-// loopback. The relay between a sandbox and the socket (native/cairn-relay.c, a fork per
-// connection copying bytes) is not in these figures.
+// The upstream, the proxy and the client each run in a process of their own
+// (bench/support/egress-parts.ts), as they do in production. The relay between a sandbox and
+// the proxy's socket (native/cairn-relay.c, a fork per connection copying bytes) is not in
+// these figures.
 
+import { type ChildProcess, fork } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, request as httpRequest, type RequestOptions } from "node:http";
-import { createServer as createHttpsServer, request as httpsRequest } from "node:https";
-import { connect, type Socket } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { request as httpRequest, type RequestOptions } from "node:http";
+import { request as httpsRequest } from "node:https";
+import { connect } from "node:net";
 import { connect as tlsConnect } from "node:tls";
-import { CertificateAuthority } from "../src/sandbox/runner/egress/certificate-authority.js";
-import type { SandboxEgressPolicy } from "../src/sandbox/runner/egress/policy.js";
-import { EgressProxy } from "../src/sandbox/runner/egress/proxy.js";
+import { fileURLToPath } from "node:url";
+import { benchPlaceholder, downloadBytes } from "./support/egress-parts.js";
 import { percentile, ratio, table } from "./support/report.js";
 
 const requests = 400;
-const downloadBytes = 100 * 1024 * 1024;
 const downloadRounds = 3;
-const secret = "sk-bench-0123456789abcdef0123";
-const placeholder = `cairn_sealed_${"c".repeat(32)}`;
+const parts = fileURLToPath(new URL("./support/egress-parts.ts", import.meta.url));
 
-type Timed = () => Promise<number>;
+function startPart<T>(
+  role: string,
+  settings: unknown = {},
+): Promise<{ child: ChildProcess; info: T }> {
+  const execArgv = process.execArgv.some((arg) => arg.includes("tsx"))
+    ? [...process.execArgv]
+    : [...process.execArgv, "--import", "tsx"];
+  const child = fork(parts, [role, JSON.stringify(settings)], {
+    execArgv,
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  return new Promise((resolve, reject) => {
+    child.once("message", (info) => resolve({ child, info: info as T }));
+    child.once("exit", (code) => reject(new Error(`bench: the ${role} exited (code ${code})`)));
+  });
+}
 
 /** The body of an answer, read to its end; resolves with its length. */
 function drain(
@@ -51,101 +62,50 @@ function drain(
   });
 }
 
-async function timeEach(label: string, run: Timed): Promise<number[]> {
+async function timeEach(run: () => Promise<unknown>): Promise<number[]> {
   for (let index = 0; index < 20; index++) await run();
   const times: number[] = [];
-  for (let index = 0; index < requests; index++) times.push(await run());
-  if (times.some((time) => !Number.isFinite(time))) throw new Error(`${label}: a request failed`);
+  for (let index = 0; index < requests; index++) {
+    const started = performance.now();
+    await run();
+    times.push(performance.now() - started);
+  }
   return times;
 }
 
 export async function runEgressBench(): Promise<void> {
-  const folder = mkdtempSync(join(tmpdir(), "cairn-bench-egress-"));
-  const upstreamCa = CertificateAuthority.create("Bench upstream");
-  const big = Buffer.alloc(1024 * 1024, "abcdefghijklmnopqrstuvwxyz0123456789\n");
-  const handler = (
-    request: import("node:http").IncomingMessage,
-    response: import("node:http").ServerResponse,
-  ) => {
-    if (request.url === "/download") {
-      response.writeHead(200, { "content-type": "application/octet-stream" });
-      let sent = 0;
-      const pump = (): void => {
-        while (sent < downloadBytes) {
-          sent += big.length;
-          if (!response.write(big)) {
-            response.once("drain", pump);
-            return;
-          }
-        }
-        response.end();
-      };
-      pump();
-      return;
-    }
-    response.writeHead(200, { "content-type": "application/json" });
-    response.end('{"ok":true}');
-  };
-  const plain = createServer(handler);
-  const secure = createHttpsServer(
-    { SNICallback: (_name, done) => done(null, upstreamCa.contextFor("api.bench.internal")) },
-    handler,
+  const upstream = await startPart<{ plainPort: number; securePort: number; caPem: string }>(
+    "upstream",
   );
-  plain.listen(0, "127.0.0.1");
-  secure.listen(0, "127.0.0.1");
-  await Promise.all([once(plain, "listening"), once(secure, "listening")]);
-  const plainPort = (plain.address() as { port: number }).port;
-  const securePort = (secure.address() as { port: number }).port;
-  const runnerCa = CertificateAuthority.create();
-  const policy: SandboxEgressPolicy = {
-    store: "bench",
-    allowlist: ["api.bench.internal", "tls.bench.internal"],
-    secrets: [
-      {
-        key: "API_KEY",
-        placeholder,
-        value: secret,
-        hosts: ["api.bench.internal", "tls.bench.internal"],
-      },
-    ],
-  };
-  const proxy = await EgressProxy.start(join(folder, "proxy", "proxy.sock"), {
-    sandboxId: "sbx_bench",
-    policyFor: () => policy,
-    hosts: new Map([
-      ["api.bench.internal", { address: "127.0.0.1", port: plainPort }],
-      ["tls.bench.internal", { address: "127.0.0.1", port: securePort }],
-    ]),
-    authority: runnerCa,
-    upstreamCa: [upstreamCa.certificatePem],
+  const { plainPort, securePort } = upstream.info;
+  const proxy = await startPart<{ socketPath: string; caPem: string }>("proxy", {
+    plainPort,
+    securePort,
+    upstreamCaPem: upstream.info.caPem,
   });
   try {
-    const headers = { authorization: `Bearer ${placeholder}`, connection: "close" };
-    const time =
-      (work: () => Promise<unknown>): Timed =>
-      async () => {
-        const started = performance.now();
-        await work();
-        return performance.now() - started;
-      };
-    const directHttp = time(() =>
+    const { socketPath } = proxy.info;
+    const headers = { authorization: `Bearer ${benchPlaceholder}`, connection: "close" };
+    const directHttp = timeEach(() =>
       drain({ host: "127.0.0.1", port: plainPort, path: "/", headers, agent: false }),
     );
-    const proxiedHttp = time(() =>
+    const latency: Record<string, number[]> = {};
+    latency.directHttp = await directHttp;
+    latency.proxiedHttp = await timeEach(() =>
       drain({
-        socketPath: proxy.socketPath,
+        socketPath,
         path: "http://api.bench.internal/",
         headers: { ...headers, host: "api.bench.internal" },
         agent: false,
       }),
     );
-    const directHttps = time(() =>
+    latency.directHttps = await timeEach(() =>
       drain(
         {
           host: "127.0.0.1",
           port: securePort,
-          servername: "api.bench.internal",
-          ca: upstreamCa.certificatePem,
+          servername: "tls.bench.internal",
+          ca: upstream.info.caPem,
           path: "/",
           headers,
           agent: false,
@@ -153,8 +113,8 @@ export async function runEgressBench(): Promise<void> {
         true,
       ),
     );
-    const proxiedHttps = time(async () => {
-      const socket = connect(proxy.socketPath);
+    latency.proxiedHttps = await timeEach(async () => {
+      const socket = connect(socketPath);
       await once(socket, "connect");
       socket.write(
         "CONNECT tls.bench.internal:443 HTTP/1.1\r\nHost: tls.bench.internal:443\r\n\r\n",
@@ -163,25 +123,13 @@ export async function runEgressBench(): Promise<void> {
       await drain(
         {
           createConnection: () =>
-            tlsConnect({
-              socket: socket as Socket,
-              servername: "tls.bench.internal",
-              ca: runnerCa.certificatePem,
-            }),
+            tlsConnect({ socket, servername: "tls.bench.internal", ca: proxy.info.caPem }),
           path: "/",
           headers: { ...headers, host: "tls.bench.internal" },
         },
         true,
       );
     });
-    const latency = {
-      directHttp: await timeEach("direct http", directHttp),
-      proxiedHttp: await timeEach("proxied http", proxiedHttp),
-      directHttps: await timeEach("direct https", directHttps),
-      proxiedHttps: await timeEach("proxied https", proxiedHttps),
-    };
-    const p50 = (times: number[]) => percentile(times, 50);
-
     const throughput = async (options: RequestOptions) => {
       const rates: number[] = [];
       for (let round = 0; round < downloadRounds; round++) {
@@ -194,33 +142,29 @@ export async function runEgressBench(): Promise<void> {
     };
     const direct = await throughput({ host: "127.0.0.1", port: plainPort, path: "/download" });
     const proxied = await throughput({
-      socketPath: proxy.socketPath,
+      socketPath,
       path: "http://api.bench.internal/download",
-      headers: { host: "api.bench.internal", authorization: `Bearer ${placeholder}` },
+      headers: { host: "api.bench.internal", authorization: `Bearer ${benchPlaceholder}` },
     });
-
-    const addedHttp = p50(latency.proxiedHttp) - p50(latency.directHttp);
-    const addedHttps = p50(latency.proxiedHttps) - p50(latency.directHttps);
+    const p50 = (name: string) => percentile(latency[name] ?? [], 50);
+    const row = (label: string, proxiedName: string, directName: string) => {
+      const added = p50(proxiedName) - p50(directName);
+      return [
+        label,
+        p50(proxiedName).toFixed(2),
+        p50(directName).toFixed(2),
+        `+${added.toFixed(2)} ms (${ratio(p50(proxiedName) / p50(directName))})`,
+        `<= 2 ms added: ${added <= 2 ? "met" : "missed"}`,
+      ];
+    };
     console.log(
-      `Egress proxy: ${requests} requests each, new connections, p50 in ms; ${downloadBytes / 1024 / 1024} MB downloads, best of ${downloadRounds}`,
+      `Egress proxy: upstream, proxy and client in processes of their own; ${requests} requests each, p50 in ms; ${downloadBytes / 1024 / 1024} MB downloads, best of ${downloadRounds}`,
     );
     console.log(
       table([
         ["case", "proxied", "direct", "added / ratio", "goal"],
-        [
-          "GET, HTTP, secret put in, answer scrubbed",
-          p50(latency.proxiedHttp).toFixed(2),
-          p50(latency.directHttp).toFixed(2),
-          `+${addedHttp.toFixed(2)} ms (${ratio(p50(latency.proxiedHttp) / p50(latency.directHttp))})`,
-          `<= 2 ms added: ${addedHttp <= 2 ? "met" : "missed"}`,
-        ],
-        [
-          "GET, HTTPS intercepted (TLS both sides)",
-          p50(latency.proxiedHttps).toFixed(2),
-          p50(latency.directHttps).toFixed(2),
-          `+${addedHttps.toFixed(2)} ms (${ratio(p50(latency.proxiedHttps) / p50(latency.directHttps))})`,
-          `<= 2 ms added: ${addedHttps <= 2 ? "met" : "missed"}`,
-        ],
+        row("GET, HTTP, secret put in, answer scrubbed", "proxiedHttp", "directHttp"),
+        row("GET, HTTPS intercepted (TLS both sides)", "proxiedHttps", "directHttps"),
         [
           "100 MB download, MB/s",
           proxied.toFixed(0),
@@ -231,9 +175,7 @@ export async function runEgressBench(): Promise<void> {
       ]),
     );
   } finally {
-    await proxy.close();
-    plain.close();
-    secure.close();
-    rmSync(folder, { recursive: true, force: true });
+    proxy.child.kill();
+    upstream.child.kill();
   }
 }

@@ -1,9 +1,14 @@
 import { once } from "node:events";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { configure, currentSpan, observe, shutdown } from "cairn-ai";
 import { Sandbox } from "cairn-ai/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CertificateAuthority } from "../../src/sandbox/runner/egress/certificate-authority.js";
 import type { TestServer } from "../server/helpers.js";
 import { connection, needSandboxes, startSandboxServer } from "./helpers.js";
 
@@ -277,6 +282,68 @@ describe("a sandbox's egress in a trace", () => {
       expect(JSON.stringify(trace)).not.toContain(value);
     } finally {
       await shutdown();
+      await sandbox.kill();
+    }
+  });
+});
+
+describe("HTTPS from inside a sandbox", () => {
+  let tls: TestServer | undefined;
+  let secure: import("node:https").Server;
+  let seenAuthorization: string | undefined;
+  let folder: string;
+
+  beforeAll(async () => {
+    // An HTTPS upstream with a CA of its own, which the service is told to trust.
+    const upstreamCa = CertificateAuthority.create("Test upstream");
+    folder = mkdtempSync(join(tmpdir(), "cairn-egress-ca-"));
+    writeFileSync(join(folder, "ca.pem"), upstreamCa.certificatePem);
+    secure = createHttpsServer(
+      { SNICallback: (_name, done) => done(null, upstreamCa.contextFor("secure.test.internal")) },
+      (request, response) => {
+        seenAuthorization = request.headers.authorization;
+        response.writeHead(200, { "content-type": "text/plain" });
+        response.end(`echo: ${request.headers.authorization}\n`);
+      },
+    );
+    secure.listen(0, "127.0.0.1");
+    await once(secure, "listening");
+    const port = (secure.address() as AddressInfo).port;
+    tls = await startSandboxServer({
+      egress: {
+        hosts: { "secure.test.internal": `127.0.0.1:${port}` },
+        caFiles: [join(folder, "ca.pem")],
+      },
+    });
+    if (tls === undefined) return;
+    await tls.call("POST", "/api/secret-stores", {
+      name: "tls",
+      allowlist: ["secure.test.internal"],
+    });
+    await tls.call("PUT", "/api/secret-stores/tls/secrets/API_KEY", { value });
+  });
+  afterAll(async () => {
+    await tls?.stop();
+    secure?.close();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  it("works with curl through the proxy: intercepted, the secret put in, the echo scrubbed", async (context) => {
+    needSandboxes(context, tls);
+    if (!existsSync("/usr/bin/curl")) context.skip("curl is not installed (.ci/run installs it)");
+    const sandbox = await Sandbox.create({ ...connection(tls), secretStore: "tls" });
+    try {
+      const result = await sandbox.run("sh", {
+        args: [
+          "-c",
+          'curl -sS --max-time 20 -H "Authorization: Bearer $CAIRN_SECRET_API_KEY" https://secure.test.internal/v1',
+        ],
+      });
+      const placeholder = await placeholderIn(sandbox);
+      expect(result.stderr).toBe("");
+      expect(result.stdout).toBe(`echo: Bearer ${placeholder}\n`);
+      expect(seenAuthorization).toBe(`Bearer ${value}`);
+    } finally {
       await sandbox.kill();
     }
   });

@@ -32,6 +32,19 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+// At most this many connections are relayed at once (a process each); more wait in the
+// listen backlog. Each relay process is in the sandbox's cgroup too, under its pids limit.
+#define MAX_CONNECTIONS 128
+
+static volatile sig_atomic_t children = 0;
+
+static void reap(int signal_number) {
+  (void)signal_number;
+  int saved = errno;
+  while (waitpid(-1, NULL, WNOHANG) > 0) children--;
+  errno = saved;
+}
+
 static void die(const char *what) {
   fprintf(stderr, "cairn-relay: cannot %s: %s\n", what, strerror(errno));
   exit(1);
@@ -129,12 +142,23 @@ int main(int argc, char **argv) {
   // did not die meanwhile.
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   if (getppid() == 1) return 1;
-  // Children are reaped as they end.
-  signal(SIGCHLD, SIG_IGN);
+  // Children are reaped and counted as they end.
+  struct sigaction on_child = {.sa_handler = reap, .sa_flags = SA_RESTART | SA_NOCLDSTOP};
+  sigemptyset(&on_child.sa_mask);
+  sigaction(SIGCHLD, &on_child, NULL);
+  sigset_t child_signal, unblocked;
+  sigemptyset(&child_signal);
+  sigaddset(&child_signal, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &child_signal, &unblocked);
+  sigdelset(&unblocked, SIGCHLD);
   write_all(1, "listening\n", 10);
 
   for (;;) {
+    // At the cap, wait for a relay to end: new connections wait in the backlog meanwhile.
+    while (children >= MAX_CONNECTIONS) sigsuspend(&unblocked);
+    sigprocmask(SIG_SETMASK, &unblocked, NULL);
     int client = accept4(listener, NULL, NULL, SOCK_CLOEXEC);
+    sigprocmask(SIG_BLOCK, &child_signal, NULL);
     if (client < 0) {
       if (errno == EINTR || errno == ECONNABORTED || errno == EMFILE || errno == ENFILE) continue;
       die("accept a connection");
@@ -142,8 +166,12 @@ int main(int argc, char **argv) {
     pid_t child = fork();
     if (child == 0) {
       close(listener);
+      signal(SIGCHLD, SIG_DFL);
+      sigprocmask(SIG_SETMASK, &unblocked, NULL);
       relay(client, socket_path);
     }
+    // Past the sandbox's pids limit the fork fails: that connection is closed, the rest go on.
+    if (child > 0) children++;
     close(client);
   }
 }

@@ -10,7 +10,7 @@ import { Sandbox } from "cairn-ai/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CertificateAuthority } from "../../src/sandbox/runner/egress/certificate-authority.js";
 import type { TestServer } from "../server/helpers.js";
-import { connection, needSandboxes, startSandboxServer } from "./helpers.js";
+import { connection, hostProcesses, needSandboxes, startSandboxServer } from "./helpers.js";
 
 // An upstream on the host's loopback, named api.test.internal and other.test.internal for the
 // sandboxes (--egress-host): it answers with what it received, and echoes the Authorization
@@ -233,6 +233,46 @@ describe("a sandbox's egress", () => {
     } finally {
       await sandbox.kill();
     }
+  });
+});
+
+describe("a sandbox that floods its proxy with connections", () => {
+  it("gets at most 128 relayed at once, in its own cgroup, and the host is unaffected", async (context) => {
+    needSandboxes(context, t);
+    const before = (await hostProcesses("cairn-relay-")).length;
+    const sandbox = await Sandbox.create({ ...connection(t), secretStore: "prod" });
+    try {
+      // One process holding 250 connections open to the proxy.
+      let opened: () => void = () => undefined;
+      const allOpen = new Promise<void>((resolve) => {
+        opened = resolve;
+      });
+      const flood = await sandbox.exec("bash", {
+        args: [
+          "-c",
+          'for i in $(seq 10 260); do eval "exec $i<>/dev/tcp/127.0.0.1/3128" 2>/dev/null; done; echo opened; sleep 30',
+        ],
+        onStdout: (bytes) => {
+          if (Buffer.from(bytes).toString().includes("opened")) opened();
+        },
+      });
+      await allOpen;
+      const relays = (await hostProcesses("cairn-relay-")).length - before;
+      // The relay itself and its connections: more than one, never more than 128 at once.
+      expect(relays).toBeGreaterThan(1);
+      expect(relays).toBeLessThanOrEqual(129);
+      // The service still answers meanwhile.
+      expect((await t.call("GET", "/health")).status).toBe(200);
+      flood.detach();
+    } finally {
+      await sandbox.kill();
+    }
+    // Stopping the sandbox ends its relay and every connection's process.
+    const deadline = Date.now() + 10_000;
+    while ((await hostProcesses("cairn-relay-")).length > before && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect((await hostProcesses("cairn-relay-")).length).toBeLessThanOrEqual(before);
   });
 });
 

@@ -257,7 +257,11 @@ export class SandboxRunner {
     let egress: EgressAttachment | undefined;
     try {
       booted = await this.launcher.take(template, record, record.id);
-      egress = await this.settings.egress?.attach(record.id, booted.entry);
+      egress = await this.settings.egress?.attach(
+        record.id,
+        booted.entry,
+        booted.cgroup?.procsFiles ?? [],
+      );
       const { cgroup, launched } = booted;
       const sandbox: LiveSandbox = {
         ...booted,

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
+import { appendFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { SandboxEntry } from "../enter.js";
 import type { EgressHosts } from "./addresses.js";
@@ -78,7 +79,16 @@ export class SandboxEgress {
     };
   }
 
-  async attach(sandboxId: string, entry: SandboxEntry): Promise<EgressAttachment> {
+  /**
+   * Starts the sandbox's proxy and its relay; the relay (and every process it forks for a
+   * connection) joins `cgroupProcs`, the sandbox's cgroup, so its memory and processes count
+   * against the sandbox's limits, not the host's.
+   */
+  async attach(
+    sandboxId: string,
+    entry: SandboxEntry,
+    cgroupProcs: readonly string[] = [],
+  ): Promise<EgressAttachment> {
     const socketPath = join(
       this.options.runtimeDir,
       "egress",
@@ -100,6 +110,8 @@ export class SandboxEgress {
         [String(entry.innerPid), String(entry.usernsInode), String(egressPort), socketPath],
         { stdio: ["ignore", "pipe", "pipe"], env: {} },
       );
+      // It forks for connections only once listening: it is in the cgroup before any fork.
+      for (const procs of cgroupProcs) await appendFile(procs, String(relay.pid));
       await listening(relay);
     } catch (error) {
       if (relay?.pid !== undefined) killGroup(relay.pid);

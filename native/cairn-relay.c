@@ -101,7 +101,11 @@ int main(int argc, char **argv) {
   }
   signal(SIGPIPE, SIG_IGN);
   prctl(PR_SET_NAME, "cairn-relay", 0, 0, 0);
+  // The runner's death ends this process; a runner that died before the signal was set is
+  // seen as another parent.
+  pid_t runner = getppid();
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  if (getppid() != runner) return 1;
   if (setpgid(0, 0) != 0) die("start a process group");
   const char *pid = argv[1];
   unsigned long long expected = strtoull(argv[2], NULL, 10);
@@ -141,7 +145,7 @@ int main(int argc, char **argv) {
   // Changing credentials cleared the parent-death signal: set it again, and check the runner
   // did not die meanwhile.
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-  if (getppid() == 1) return 1;
+  if (getppid() != runner) return 1;
   // Children are reaped and counted as they end.
   struct sigaction on_child = {.sa_handler = reap, .sa_flags = SA_RESTART | SA_NOCLDSTOP};
   sigemptyset(&on_child.sa_mask);
@@ -166,6 +170,8 @@ int main(int argc, char **argv) {
     pid_t child = fork();
     if (child == 0) {
       close(listener);
+      // A connection's process ends with the relay.
+      prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
       signal(SIGCHLD, SIG_DFL);
       sigprocmask(SIG_SETMASK, &unblocked, NULL);
       relay(client, socket_path);

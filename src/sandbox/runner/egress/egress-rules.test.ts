@@ -1,9 +1,9 @@
-import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { isPublicAddress, vetTarget } from "./addresses.js";
 import { allowedBy, parseHostPattern } from "./host-pattern.js";
 import type { SandboxEgressPolicy } from "./policy.js";
-import { placeholderInUrl, Scrubber, scrubPatterns, substituteHeaders } from "./substitute.js";
+import { Scrubber, scrubBytes, scrubPatterns } from "./scrub.js";
+import { placeholderInUrl, substituteHeaders } from "./substitute.js";
 
 describe("host patterns", () => {
   it("match exactly, wildcards on subdomains only, on the web's ports unless one is named", () => {
@@ -140,7 +140,7 @@ describe("substitution", () => {
     expect(placeholderInUrl("/x?k=1")).toBeUndefined();
   });
 
-  it("scrubs every form of the value from an answer, across chunk boundaries", async () => {
+  it("scrubs every form of the value from an answer, across chunk boundaries", () => {
     const value = policy.secrets[0]?.value as string;
     const echoed = [
       value,
@@ -152,18 +152,38 @@ describe("substitution", () => {
     ].join(" | ");
     const scrubber = new Scrubber(scrubPatterns(policy));
     const out: Buffer[] = [];
-    const sink = new PassThrough();
-    sink.on("data", (chunk: Buffer) => out.push(chunk));
-    scrubber.pipe(sink);
     // One byte at a time: every form is split across chunks.
-    for (const byte of Buffer.from(echoed)) scrubber.write(Buffer.from([byte]));
-    scrubber.end();
-    await new Promise((resolve) => sink.on("end", resolve));
+    for (const byte of Buffer.from(echoed)) out.push(...scrubber.write(Buffer.from([byte])));
+    out.push(scrubber.end());
     const text = Buffer.concat(out).toString();
     expect(text).not.toContain(value);
     expect(text).not.toContain(encodeURIComponent(value));
     expect(text).not.toContain(Buffer.from(value).toString("base64").slice(4, 24));
     expect(text).not.toContain(Buffer.from(`user:${value}`).toString("base64").slice(8, 28));
     expect(text).toContain(policy.secrets[0]?.placeholder);
+  });
+
+  it("scrubs a long body cut anywhere as it scrubs it whole", () => {
+    const patterns = scrubPatterns(policy);
+    const value = policy.secrets[0]?.value as string;
+    const forms = [value, encodeURIComponent(value), Buffer.from(`u:${value}`).toString("base64")];
+    // 200 kB of text with a form every few kB, cut into chunks of every size from 1 byte to more
+    // than the text between two forms: forms fall inside chunks, across two, and across many.
+    const parts: string[] = [];
+    for (let index = 0; parts.join("").length < 200_000; index++) {
+      parts.push("lorem ipsum dolor sit amet ".repeat(index % 300), forms[index % 3] as string);
+    }
+    const body = Buffer.from(parts.join(""));
+    const whole = scrubBytes(body, patterns);
+    expect(whole.includes(value)).toBe(false);
+    for (const size of [1, 7, 29, 30, 31, 64, 1000, 4096, 65_536]) {
+      const scrubber = new Scrubber(patterns);
+      const out: Buffer[] = [];
+      for (let at = 0; at < body.length; at += size) {
+        out.push(...scrubber.write(body.subarray(at, at + size)));
+      }
+      out.push(scrubber.end());
+      expect(Buffer.concat(out).equals(whole), `chunks of ${size} bytes`).toBe(true);
+    }
   });
 });

@@ -14,17 +14,13 @@ import { TLSSocket } from "node:tls";
 import { log } from "../../../core/logger.js";
 import { UnsealError } from "../secrets/seal.js";
 import { type EgressHosts, vetTarget } from "./addresses.js";
+import { sendAnswerBody } from "./answer-body.js";
 import type { CertificateAuthority } from "./certificate-authority.js";
 import { readClientHello } from "./client-hello.js";
 import { allowedBy, isValidHost, normalizeHost } from "./host-pattern.js";
 import type { EgressPolicySource, SandboxEgressPolicy } from "./policy.js";
-import {
-  placeholderInUrl,
-  Scrubber,
-  scrubHeaders,
-  scrubPatterns,
-  substituteHeaders,
-} from "./substitute.js";
+import { scrubHeaders, scrubPatterns } from "./scrub.js";
+import { placeholderInUrl, substituteHeaders } from "./substitute.js";
 
 /** One request through a sandbox's proxy, as it is logged (never a secret's value). */
 export interface EgressRecord {
@@ -206,7 +202,6 @@ class ProxyHandler {
     if (substituted.used.length > 0) headers["accept-encoding"] = "identity";
     const patterns = scrubPatterns(policy);
     let bytesOut = 0;
-    let bytesIn = 0;
     await new Promise<void>((resolve) => {
       const options = {
         host: address.address,
@@ -225,12 +220,7 @@ class ProxyHandler {
         // A scrubbed body may change length: it goes out chunked.
         if (patterns.length > 0) delete answerHeaders["content-length"];
         response.writeHead(status, answerHeaders);
-        answer.on("data", (chunk: Buffer) => {
-          bytesIn += chunk.length;
-        });
-        const body = patterns.length === 0 ? answer : answer.pipe(new Scrubber(patterns));
-        body.pipe(response);
-        response.once("close", () => {
+        void sendAnswerBody(answer, response, patterns).then((bytesIn) => {
           this.record({
             method,
             host,

@@ -1,5 +1,8 @@
+import { accessSync, constants } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { defineConfig } from "vitest/config";
+import { storybookTest } from "@storybook/addon-vitest/vitest-plugin";
+import { playwright } from "@vitest/browser-playwright";
+import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
 import { noSkipsOnCi } from "./test/helpers/no-skips-on-ci.js";
 
 const source = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta.url));
@@ -12,6 +15,41 @@ const alias = [
 
 // Under CI=true a skipped test fails the run (test/helpers/no-skips-on-ci.ts).
 const plugins = [noSkipsOnCi()];
+
+/** Debian's chromium, never a downloaded browser; without it the story tests are one skip. */
+const chromiumPath = "/usr/bin/chromium";
+function hasChromium(): boolean {
+  try {
+    accessSync(chromiumPath, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// Every story of stories/ runs as a test in Chromium: its play function acts as a user would,
+// and the a11y addon's axe check fails the run on any violation (.storybook/preview.ts).
+const storyTests: TestProjectInlineConfiguration = {
+  plugins: [
+    storybookTest({ configDir: fileURLToPath(new URL("./.storybook", import.meta.url)) }),
+    ...plugins,
+  ],
+  test: {
+    name: "stories",
+    testTimeout: 30_000,
+    browser: {
+      enabled: true,
+      headless: true,
+      provider: playwright({
+        launchOptions: {
+          executablePath: chromiumPath,
+          args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        },
+      }),
+      instances: [{ browser: "chromium" }],
+    },
+  },
+};
 
 export default defineConfig({
   resolve: { alias },
@@ -39,6 +77,7 @@ export default defineConfig({
           testTimeout: 20_000,
         },
       },
+      ...(hasChromium() ? [storyTests] : []),
     ],
   },
 });

@@ -2,6 +2,7 @@ import type { StorybookConfig } from "@storybook/react-vite";
 
 const config: StorybookConfig = {
   stories: ["../stories/**/*.stories.@(ts|tsx)"],
+  addons: ["@storybook/addon-a11y", "@storybook/addon-vitest"],
   framework: { name: "@storybook/react-vite", options: {} },
   core: { disableTelemetry: true },
   viteFinal: async (viteConfig) => {
@@ -10,6 +11,7 @@ const config: StorybookConfig = {
     viteConfig.resolve ??= {};
     viteConfig.resolve.alias = [
       { find: /^cairn-ai$/, replacement: source("index.ts") },
+      { find: "cairn-ai/react/styles.css", replacement: source("components/styles.css") },
       { find: /^cairn-ai\/(testing|sandbox|react)$/, replacement: source("$1/index.ts") },
     ];
     return viteConfig;

@@ -1,0 +1,161 @@
+import { answerError, type CairnConnection, connectionHeaders, serviceUrl } from "./connection.js";
+
+/**
+ * What `GET /api/sandboxes/{id}/events` sends (Server-Sent Events, each with an increasing
+ * `id:` for `Last-Event-ID`), as the kit reads it.
+ */
+export type SandboxEvent =
+  /** The sandbox's record, first on every connection and again on each change. */
+  | { readonly type: "state"; readonly sandbox: SandboxState }
+  /** An exec started or ended. */
+  | { readonly type: "exec"; readonly exec: SandboxExecEvent }
+  /** A resource sample, every two seconds while the sandbox runs. */
+  | { readonly type: "usage"; readonly usage: SandboxUsageSample }
+  /** Files changed under /workspace (coalesced: at most one event per 250 ms). */
+  | { readonly type: "files"; readonly changes: readonly FileChange[] };
+
+export interface SandboxState {
+  readonly id: string;
+  readonly template: string;
+  readonly status: "creating" | "running" | "stopped" | "failed" | "timed_out" | "killed" | string;
+  readonly cpuCount: number;
+  readonly memoryMB: number;
+  readonly createdAt: string;
+  readonly expiresAt: string;
+  readonly endedAt: string | null;
+  readonly failure: string | null;
+}
+
+export interface SandboxExecEvent {
+  readonly execId: string;
+  readonly command: string;
+  readonly state: "running" | "ended";
+  readonly exitCode: number | null;
+  readonly startedAt: string;
+  readonly endedAt: string | null;
+}
+
+export interface SandboxUsageSample {
+  readonly at: string;
+  /** CPU in use over the last interval, in cores (0 to cpuCount). */
+  readonly cpuCores: number;
+  readonly cpuCount: number;
+  readonly memoryBytes: number;
+  readonly memoryLimitBytes: number;
+  readonly runningExecs: number;
+}
+
+export interface FileChange {
+  /** Absolute, under /workspace. */
+  readonly path: string;
+  readonly change: "created" | "modified" | "deleted";
+}
+
+/** How the event stream is doing, for a visible "reconnecting" state. */
+export type EventStreamState = "connecting" | "open" | "reconnecting" | "closed";
+
+export interface SandboxEventHandlers {
+  readonly onEvent: (event: SandboxEvent) => void;
+  readonly onStreamState?: (state: EventStreamState, error?: Error) => void;
+}
+
+const eventTypes = new Set(["state", "exec", "usage", "files"]);
+
+/**
+ * Follows a sandbox's events until the returned function is called: read with fetch (headers
+ * can carry the token, which EventSource cannot), reconnected with backoff after a drop, resumed
+ * from the last event seen with `Last-Event-ID`. Ends by itself when the sandbox has ended and
+ * the stream closes cleanly, or on a 4xx answer (the token expired, the sandbox is gone).
+ */
+export function subscribeSandboxEvents(
+  connection: CairnConnection,
+  sandboxId: string,
+  handlers: SandboxEventHandlers,
+): () => void {
+  const abort = new AbortController();
+  let lastEventId: string | undefined;
+  let failures = 0;
+
+  const setState = (state: EventStreamState, error?: Error) =>
+    handlers.onStreamState?.(state, error);
+
+  const readOnce = async (): Promise<"ended" | "dropped"> => {
+    const headers: Record<string, string> = {
+      ...connectionHeaders(connection),
+      accept: "text/event-stream",
+    };
+    if (lastEventId !== undefined) headers["last-event-id"] = lastEventId;
+    const response = await fetch(
+      serviceUrl(connection, `/api/sandboxes/${encodeURIComponent(sandboxId)}/events`),
+      { headers, signal: abort.signal, cache: "no-store" },
+    );
+    if (!response.ok) {
+      const error = await answerError(response);
+      if (response.status >= 400 && response.status < 500 && response.status !== 429) throw error;
+      return "dropped";
+    }
+    setState("open");
+    failures = 0;
+    const reader = (response.body ?? new ReadableStream())
+      .pipeThrough(new TextDecoderStream())
+      .getReader();
+    let buffered = "";
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return buffered.trim() === "" ? "ended" : "dropped";
+      buffered += value;
+      let end = buffered.indexOf("\n\n");
+      while (end !== -1) {
+        dispatch(buffered.slice(0, end));
+        buffered = buffered.slice(end + 2);
+        end = buffered.indexOf("\n\n");
+      }
+    }
+  };
+
+  const dispatch = (block: string) => {
+    let name = "message";
+    let data = "";
+    let id: string | undefined;
+    for (const line of block.split("\n")) {
+      if (line.startsWith(":")) continue;
+      const colon = line.indexOf(":");
+      const field = colon === -1 ? line : line.slice(0, colon);
+      const value = colon === -1 ? "" : line.slice(colon + 1).replace(/^ /, "");
+      if (field === "event") name = value;
+      else if (field === "data") data += data === "" ? value : `\n${value}`;
+      else if (field === "id") id = value;
+    }
+    if (id !== undefined) lastEventId = id;
+    if (!eventTypes.has(name) || data === "") return;
+    try {
+      handlers.onEvent({ type: name, ...JSON.parse(data) } as SandboxEvent);
+    } catch {
+      // A malformed event is dropped; the next state event brings the truth again.
+    }
+  };
+
+  const run = async () => {
+    setState("connecting");
+    while (!abort.signal.aborted) {
+      try {
+        if ((await readOnce()) === "ended") break;
+      } catch (error) {
+        if (abort.signal.aborted) return;
+        if (error instanceof Error && "status" in error) {
+          setState("closed", error);
+          return;
+        }
+      }
+      if (abort.signal.aborted) return;
+      failures += 1;
+      setState("reconnecting");
+      // 0.5 s, 1 s, 2 s … up to 15 s between attempts.
+      const delay = Math.min(15_000, 500 * 2 ** Math.min(failures - 1, 5));
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+    if (!abort.signal.aborted) setState("closed");
+  };
+  void run();
+  return () => abort.abort();
+}

@@ -85,7 +85,15 @@ export function createApp(parts: AppParts) {
   app.use(
     cors({
       origin: parts.corsOrigins === undefined ? "*" : [...parts.corsOrigins],
-      allowHeaders: ["x-api-key", "authorization", "content-type"],
+      allowHeaders: [
+        "x-api-key",
+        "authorization",
+        "content-type",
+        // The event stream resumes with Last-Event-ID; the kit continues traces with traceparent.
+        "last-event-id",
+        "traceparent",
+        "tracestate",
+      ],
       allowMethods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
       exposeHeaders: [
         "x-request-id",

@@ -128,6 +128,28 @@ describe("a read token", () => {
     expect((await sandbox.files.list()).map((entry) => entry.name)).not.toContain("made");
   });
 
+  it("gets GET signed URLs that end no later than it, and no PUT URL (403)", async (context) => {
+    const { t, sandbox } = suite;
+    needSandboxes(context, t);
+    const { token, expiresAt } = await createToken(sandbox, {
+      scopes: ["read"],
+      expiresInSeconds: 60,
+    });
+    const base = `/api/sandboxes/${sandbox.id}/files/signed-url`;
+    const asked = await withToken(token, "POST", base, {
+      path: "hello.txt",
+      method: "GET",
+      expiresInSeconds: 3600,
+    });
+    expect(asked.status).toBe(200);
+    const signed = (await asked.json()) as { url: string; expiresAt: string };
+    expect(Date.parse(signed.expiresAt)).toBeLessThanOrEqual(Date.parse(expiresAt) + 1000);
+    expect(await (await fetch(signed.url)).text()).toBe("hello");
+    const put = await withToken(token, "POST", base, { path: "hello.txt", method: "PUT" });
+    expect(put.status).toBe(403);
+    expect((await put.json()).message).toContain('"write" scope');
+  });
+
   it("reaches no other sandbox and no other API of the project (403)", async (context) => {
     const { t, sandbox, other } = suite;
     needSandboxes(context, t);
@@ -143,7 +165,7 @@ describe("a read token", () => {
       ["PUT", `/api/sandboxes/${sandbox.id}/tags`, { tags: { a: "b" } }],
       ["POST", `/api/sandboxes/${sandbox.id}/tokens`, { scopes: ["read"] }],
       ["GET", `/api/sandboxes/${sandbox.id}/tokens`],
-      ["POST", `/api/sandboxes/${sandbox.id}/files/signed-url`, { path: "a", method: "GET" }],
+      ["POST", `/api/sandboxes/${other.id}/files/signed-url`, { path: "a", method: "GET" }],
       ["GET", "/api/usage"],
       ["GET", "/api/secret-stores"],
       ["POST", "/api/secret-stores", { name: "s", allowlist: ["example.com"] }],

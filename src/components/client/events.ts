@@ -1,4 +1,5 @@
 import { answerError, type CairnConnection, connectionHeaders, serviceUrl } from "./connection.js";
+import { readServerSentEvents } from "./sse.js";
 
 /**
  * What `GET /api/sandboxes/{id}/events` sends (Server-Sent Events, each with an increasing
@@ -96,42 +97,18 @@ export function subscribeSandboxEvents(
     }
     setState("open");
     failures = 0;
-    const reader = (response.body ?? new ReadableStream())
-      .pipeThrough(new TextDecoderStream())
-      .getReader();
-    let buffered = "";
+    const events = readServerSentEvents(response.body ?? new ReadableStream(), abort.signal);
     for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return buffered.trim() === "" ? "ended" : "dropped";
-      buffered += value;
-      let end = buffered.indexOf("\n\n");
-      while (end !== -1) {
-        dispatch(buffered.slice(0, end));
-        buffered = buffered.slice(end + 2);
-        end = buffered.indexOf("\n\n");
+      const next = await events.next();
+      if (next.done) return next.value.complete ? "ended" : "dropped";
+      const { event, data, id } = next.value;
+      if (id !== undefined) lastEventId = id;
+      if (!eventTypes.has(event)) continue;
+      try {
+        handlers.onEvent({ type: event, ...JSON.parse(data) } as SandboxEvent);
+      } catch {
+        // A malformed event is dropped; the next state event brings the truth again.
       }
-    }
-  };
-
-  const dispatch = (block: string) => {
-    let name = "message";
-    let data = "";
-    let id: string | undefined;
-    for (const line of block.split("\n")) {
-      if (line.startsWith(":")) continue;
-      const colon = line.indexOf(":");
-      const field = colon === -1 ? line : line.slice(0, colon);
-      const value = colon === -1 ? "" : line.slice(colon + 1).replace(/^ /, "");
-      if (field === "event") name = value;
-      else if (field === "data") data += data === "" ? value : `\n${value}`;
-      else if (field === "id") id = value;
-    }
-    if (id !== undefined) lastEventId = id;
-    if (!eventTypes.has(name) || data === "") return;
-    try {
-      handlers.onEvent({ type: name, ...JSON.parse(data) } as SandboxEvent);
-    } catch {
-      // A malformed event is dropped; the next state event brings the truth again.
     }
   };
 

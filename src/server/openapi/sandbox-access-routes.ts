@@ -17,7 +17,7 @@ const body = (schema: z.ZodType) => ({
 const sandbox = z.object({ id: z.string().describe("sbx_ + 24 hex") });
 
 const tokenReach =
-  "A token goes in Authorization: Bearer (or X-API-Key), or in ?token= on a WebSocket upgrade only. It reaches GET /api/sandboxes/{id} (any scope), GET …/files and …/files/stat (read), PUT and DELETE …/files, POST …/files/mkdir and …/files/move (write), POST and GET …/exec, GET …/exec/{execId} and its WebSocket (exec), of its own sandbox: anything else is 403, as is a request whose Origin is not the token's origin. Unknown, expired, revoked, or of a sandbox that has stopped: 401.";
+  "A token goes in Authorization: Bearer (or X-API-Key), or in ?token= on a WebSocket upgrade only. It reaches GET /api/sandboxes/{id} (any scope), GET …/files and …/files/stat (read), PUT and DELETE …/files, POST …/files/mkdir and …/files/move (write), POST …/files/signed-url (read for a GET URL, write for a PUT URL; the URL expires no later than the token), GET …/events (any scope), POST and GET …/exec, GET …/exec/{execId} and its WebSocket (exec), of its own sandbox: anything else is 403, as is a request whose Origin is not the token's origin. Unknown, expired, revoked, or of a sandbox that has stopped: 401.";
 
 const signedQuery = z.object({
   path: z.string().describe("the canonical path under /workspace"),
@@ -74,6 +74,27 @@ export function sandboxAccessRoutes(errors: ErrorResponses, common: object): Rou
         },
       }),
     ),
+    {
+      method: "get",
+      path: "/api/sandboxes/{id}/events",
+      summary: "The sandbox's live events, as Server-Sent Events, until it ends",
+      description:
+        "With the API key or any token of the sandbox (a browser reads it with fetch, so the token goes in Authorization). Each event has an increasing id; send the last one seen as Last-Event-ID to resume with what was missed (the last 256 are kept). Events: `state` {sandbox: the sandbox's record}, first on every connection and on each change; `exec` {exec: {execId, command, state: running|ended, exitCode, startedAt, endedAt}}; `usage` {usage: {at, cpuCores, cpuCount, memoryBytes, memoryLimitBytes, runningExecs}} every 2 s while it runs; `files` {changes: [{path, change: created|modified|deleted}]} for /workspace, at most one per 250 ms (symbolic links are reported, never followed). A comment every 15 s keeps the stream open; a client that leaves 1 MiB unread is disconnected and resumes. The stream ends after the sandbox's final state.",
+      request: {
+        params: sandbox,
+        headers: z.object({
+          "last-event-id": z.string().optional().describe("the id of the last event received"),
+        }),
+      },
+      responses: {
+        200: {
+          description: "text/event-stream",
+          content: { "text/event-stream": { schema: z.string() } },
+        },
+        ...errors("forbidden", "sandbox_not_found"),
+        ...common,
+      },
+    },
     {
       method: "post",
       path: "/api/sandboxes/{id}/tokens",

@@ -10,6 +10,7 @@ import { ApiError } from "../http/api-error.js";
 import type { AuthVariables } from "../http/auth.js";
 import { readJson } from "../http/read-json.js";
 import type { SandboxAccess } from "./access.js";
+import { eventRoutes } from "./events/event-routes.js";
 import { execRoutes } from "./exec-routes.js";
 import { filesRoutes } from "./files-routes.js";
 import { parseInput, sandboxIdParam } from "./input.js";
@@ -104,6 +105,7 @@ export function sandboxRoutes(
       const id = sandboxIdParam(c.req.param("id"));
       return c.json(await runner.setTags(c.get("project").id, id, tags));
     })
+    .route("/", eventRoutes(runner).app)
     .route("/", execRoutes(runner, service.tokens))
     .route("/", filesRoutes(runner, abortResponse))
     .route("/", signedUrlRoutes(runner, access))

@@ -17,7 +17,8 @@ import type { SandboxService } from "./service.js";
 const signedPath = (sandboxId: string) => `/api/sandboxes/${sandboxId}/files/signed`;
 
 /**
- * `POST /api/sandboxes/{id}/files/signed-url` (with the API key): a URL that reads (GET) or
+ * `POST /api/sandboxes/{id}/files/signed-url` (with the API key, or a sandbox token with the read
+ * scope for GET and write for PUT, expiring no later than the token): a URL that reads (GET) or
  * writes (PUT) one path of the sandbox, without a key, until it expires.
  */
 export function signedUrlRoutes(runner: SandboxRunner, access: SandboxAccess) {
@@ -29,10 +30,25 @@ export function signedUrlRoutes(runner: SandboxRunner, access: SandboxAccess) {
     }
     const projectId = c.get("project").id;
     const id = sandboxIdParam(c.req.param("id"));
+    // A browser token may ask for URLs of its own sandbox as its scopes allow (read: GET,
+    // write: PUT), and none that outlives it: a URL must not carry a token past its end.
+    let latestExpiry = Number.POSITIVE_INFINITY;
+    const tokenId = c.get("sandboxTokenId");
+    if (tokenId !== undefined) {
+      const grant = access.tokens.grantById(tokenId);
+      const needs = request.method === "PUT" ? "write" : "read";
+      if (grant === undefined || !grant.scopes.has(needs)) {
+        throw new ApiError(
+          "forbidden",
+          `a ${request.method} URL needs a token with the "${needs}" scope; this one has ${[...(grant?.scopes ?? [])].join(", ")}`,
+        );
+      }
+      latestExpiry = Math.floor(grant.expiresAtMs / 1000);
+    }
     const sandbox = runner.running(projectId, id);
     // The canonical path, links resolved, is what is signed: the URL names that one file.
     const path = await confinedPath(sandbox, request.path);
-    const expires = Math.ceil(Date.now() / 1000) + request.expiresInSeconds;
+    const expires = Math.min(latestExpiry, Math.ceil(Date.now() / 1000) + request.expiresInSeconds);
     const query = access.signer.sign({
       method: request.method,
       projectId,

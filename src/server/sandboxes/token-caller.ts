@@ -18,10 +18,12 @@ const reach: ReadonlyArray<{
   /** The scope it needs; "any" for the sandbox's status, which every token may read. */
   readonly scope: SandboxTokenScope | "any";
 }> = [
-  { methods: ["GET", "HEAD"], path: /^$/, scope: "any" },
+  { methods: ["GET", "HEAD"], path: /^(\/events)?$/, scope: "any" },
   { methods: ["GET", "HEAD"], path: /^\/files(\/stat)?$/, scope: "read" },
   { methods: ["PUT", "DELETE"], path: /^\/files$/, scope: "write" },
   { methods: ["POST"], path: /^\/files\/(mkdir|move)$/, scope: "write" },
+  // PUT URLs need "write" too: the route checks the method asked for.
+  { methods: ["POST"], path: /^\/files\/signed-url$/, scope: "read" },
   { methods: ["GET", "HEAD", "POST"], path: /^\/exec$/, scope: "exec" },
   { methods: ["GET", "HEAD"], path: /^\/exec\/[^/]+$/, scope: "exec" },
 ];

@@ -1,4 +1,10 @@
-// `cairn-ai/react`: the provider and hooks. Components arrive in their own folders.
+// `cairn-ai/react`: the provider, its hook, and the kit's components (each with its headless
+// hook). Styles: `import "cairn-ai/react/styles.css"`.
+
+export * from "../components/chat/index.js";
+export * from "../components/file-manager/index.js";
+export * from "../components/status/index.js";
+export * from "../components/upload/index.js";
 export type { CairnClient, CairnClientOptions } from "./cairn-client.js";
 export { createCairnClient } from "./cairn-client.js";
 export { CairnProvider, type CairnProviderProps, useCairn } from "./cairn-provider.js";

@@ -11,6 +11,11 @@ export interface CairnConnection {
   readonly apiKey?: string | undefined;
   /** A W3C `traceparent` for the requests made now, so the service continues the trace. */
   readonly traceparent?: (() => string | undefined) | undefined;
+  /**
+   * The fetch to call the service with (default: the global one). Stories and tests pass an
+   * in-memory service that answers as the real one does.
+   */
+  readonly fetch?: typeof fetch | undefined;
 }
 
 /** An answer of the service that is not a success: its status, error code and sentence. */
@@ -61,7 +66,10 @@ export async function cairnFetch(
   init: RequestInit = {},
 ): Promise<Response> {
   const headers = { ...connectionHeaders(connection), ...(init.headers as Record<string, string>) };
-  const response = await fetch(serviceUrl(connection, path), { ...init, headers });
+  const response = await (connection.fetch ?? fetch)(serviceUrl(connection, path), {
+    ...init,
+    headers,
+  });
   if (!response.ok) throw await answerError(response);
   return response;
 }

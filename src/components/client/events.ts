@@ -86,7 +86,7 @@ export function subscribeSandboxEvents(
       accept: "text/event-stream",
     };
     if (lastEventId !== undefined) headers["last-event-id"] = lastEventId;
-    const response = await fetch(
+    const response = await (connection.fetch ?? fetch)(
       serviceUrl(connection, `/api/sandboxes/${encodeURIComponent(sandboxId)}/events`),
       { headers, signal: abort.signal, cache: "no-store" },
     );

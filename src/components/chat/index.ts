@@ -1,0 +1,2 @@
+// The chat component: its store, headless hook and styled component.
+export {};

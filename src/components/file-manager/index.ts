@@ -1,0 +1,2 @@
+// The file-manager component: its store, headless hook and styled component.
+export {};

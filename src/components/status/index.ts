@@ -1,0 +1,2 @@
+// The status component: its store, headless hook and styled component.
+export {};

@@ -1,0 +1,2 @@
+// The upload component: its store, headless hook and styled component.
+export {};

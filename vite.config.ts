@@ -1,6 +1,7 @@
 import { chmod } from "node:fs/promises";
 import { builtinModules } from "node:module";
 import { join } from "node:path";
+import { build as esbuild } from "esbuild";
 import { defineConfig } from "vite";
 import packageJson from "./package.json" with { type: "json" };
 
@@ -37,6 +38,19 @@ export default defineConfig({
     rolldownOptions: { external },
   },
   plugins: [
+    {
+      // `cairn-ai/react/styles.css`: the kit's one stylesheet, its @imports inlined, minified.
+      name: "cairn-react-styles",
+      async writeBundle(options) {
+        await esbuild({
+          entryPoints: ["src/components/styles.css"],
+          bundle: true,
+          minify: true,
+          outfile: join(options.dir ?? "dist", "react", "styles.css"),
+          logLevel: "warning",
+        });
+      },
+    },
     {
       // The `cairn` command runs from a clone as it does from an installed package (npm sets the
       // bit on install; `npx cairn` in a clone runs the file as built).

@@ -6,7 +6,7 @@ import { useState } from "react";
 function TracedButton() {
   const cairn = useCairn();
   const [lastTrace, setLastTrace] = useState<string>("none yet");
-  const work = cairn.observe(async function summarise() {
+  const work = cairn.client.observe(async function summarise() {
     await new Promise((resolve) => setTimeout(resolve, 20));
     return "done";
   });

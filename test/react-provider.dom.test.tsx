@@ -1,6 +1,6 @@
 import { render, screen } from "@testing-library/react";
 import { shutdown } from "cairn-ai";
-import { CairnProvider, useCairn } from "cairn-ai/react";
+import { CairnProvider, createCairnClient, useCairn } from "cairn-ai/react";
 import { memoryExporter } from "cairn-ai/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
 
@@ -16,7 +16,7 @@ let traced: (() => Promise<string>) | undefined;
 
 function Widget() {
   const cairn = useCairn();
-  traced = cairn.observe(async function loadProfile() {
+  traced = cairn.client.observe(async function loadProfile() {
     return "profile";
   });
   return <span>{cairn.session.id}</span>;
@@ -55,5 +55,78 @@ describe("CairnProvider and useCairn()", () => {
       </CairnProvider>,
     );
     expect(screen.getByText("second")).toBeTruthy();
+  });
+
+  it("gives the components its connection and sandbox, and useCairn() the sandbox and session", () => {
+    let seen: ReturnType<typeof useCairn> | undefined;
+    function Probe() {
+      seen = useCairn();
+      return null;
+    }
+    render(
+      <CairnProvider
+        endpoint="http://127.0.0.1:7070"
+        token="sbt_x"
+        sandboxId="sbx_1"
+        sessionId="s1"
+      >
+        <Probe />
+      </CairnProvider>,
+    );
+    expect(seen?.sandbox).toEqual({ id: "sbx_1" });
+    expect(seen?.session.id).toBe("s1");
+    expect(seen?.client.connection).toMatchObject({
+      endpoint: "http://127.0.0.1:7070",
+      token: "sbt_x",
+    });
+    expect(typeof seen?.setTokenUsage).toBe("function");
+  });
+
+  it("traces a chat turn as an agent span over an llm span, with the tokens given", async () => {
+    const exporter = memoryExporter();
+    const client = createCairnClient({ config: { exporter }, sessionId: "chat-7" });
+    const turn = client.chatTracer.startTurn({
+      messages: [{ id: "u1", role: "user", parts: [{ type: "text", text: "How warm is it?" }] }],
+    });
+    turn.llm({ inputTokens: 12, outputTokens: 30 }, "gpt-4o-mini");
+    // Until the SDK has loaded, calls wait for the turn; then the turn's traceparent is known.
+    await vi.waitFor(() =>
+      expect(client.connection.traceparent?.()).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/),
+    );
+    const traceparent = client.connection.traceparent?.() as string;
+    client.setTokenUsage({ prompt: 14, completion: 31, total: 45 });
+    turn.end({
+      message: { id: "a1", role: "assistant", parts: [{ type: "text", text: "21 degrees." }] },
+    });
+    await vi.waitFor(() => expect(exporter.spans()).toHaveLength(2));
+    const [llm, agent] = exporter.spans();
+    expect(agent).toMatchObject({ kind: "agent", name: "chat turn", session_id: "chat-7" });
+    expect(llm).toMatchObject({
+      kind: "llm",
+      parent_span_id: agent?.span_id,
+      model: "gpt-4o-mini",
+      usage: { prompt_tokens: 14, completion_tokens: 31, total_tokens: 45 },
+    });
+    expect(traceparent).toContain(llm?.span_id);
+    expect(client.connection.traceparent?.()).toBeUndefined();
+  });
+
+  it("warns once when it is given an API key on a page that is not on localhost", () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    const page = window as unknown as { happyDOM: { setURL(url: string): void } };
+    page.happyDOM.setURL("https://app.example.com/chat");
+    try {
+      for (let i = 0; i < 2; i++) {
+        render(
+          <CairnProvider endpoint="https://cairn.example.com" apiKey="cairn_sk_x">
+            <SessionLabel />
+          </CairnProvider>,
+        );
+      }
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(String(warn.mock.calls[0]?.[0])).toContain("sandbox token");
+    } finally {
+      page.happyDOM.setURL("http://localhost:3000/");
+    }
   });
 });

@@ -1,4 +1,5 @@
 import { createContext, useContext } from "react";
+import type { ChatTracer } from "./chat/types.js";
 import type { CairnConnection } from "./client/connection.js";
 
 /**
@@ -10,6 +11,8 @@ export interface CairnKitContext {
   readonly connection: CairnConnection;
   readonly sandboxId: string | undefined;
   readonly sessionId: string;
+  /** Traces each chat turn (the provider's client loads the tracing SDK on the first). */
+  readonly chatTracer: ChatTracer | undefined;
 }
 
 export const CairnKitReactContext = createContext<CairnKitContext | undefined>(undefined);

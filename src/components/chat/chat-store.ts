@@ -349,8 +349,13 @@ function notify(listeners: Set<Listener>): void {
 
 function toChatError(error: unknown): ChatError {
   if (ChatError.isInstance(error)) return error;
+  // A body that errors while it is read: the connection went (reset, network lost).
   const message = error instanceof Error ? error.message : String(error);
-  return new ChatError("connection_dropped", `The answer failed: ${message}`, { cause: error });
+  return new ChatError(
+    "connection_dropped",
+    `The connection dropped before the answer finished (${message}). Retry to ask again.`,
+    { cause: error },
+  );
 }
 
 /** A turn's trace whose faults never reach the chat. */

@@ -19,25 +19,9 @@ export function subscribeHighlighter(listener: () => void): () => void {
 
 /** Starts loading the highlighter once; a failure leaves code plain. */
 export function loadHighlighter(): Promise<void> {
-  loading ??= Promise.all([
-    import("highlight.js/lib/core"),
-    import("highlight.js/lib/languages/javascript"),
-    import("highlight.js/lib/languages/typescript"),
-    import("highlight.js/lib/languages/python"),
-    import("highlight.js/lib/languages/bash"),
-    import("highlight.js/lib/languages/json"),
-  ]).then(
-    ([core, javascript, typescript, python, bash, json]) => {
-      const hljs = core.default;
-      hljs.registerLanguage("javascript", javascript.default);
-      hljs.registerLanguage("typescript", typescript.default);
-      hljs.registerLanguage("python", python.default);
-      hljs.registerLanguage("bash", bash.default);
-      hljs.registerLanguage("json", json.default);
-      highlight = (code, language) =>
-        hljs.getLanguage(language) === undefined
-          ? undefined
-          : hljs.highlight(code, { language, ignoreIllegals: true }).value;
+  loading ??= import("./highlight-languages.js").then(
+    (module) => {
+      highlight = module.highlight;
       for (const listener of [...listeners]) listener();
     },
     () => undefined,

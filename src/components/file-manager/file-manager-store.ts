@@ -30,12 +30,14 @@ export interface FileManagerStoreOptions {
 export interface FileManagerCallbacks {
   readonly onPathChange?: ((path: string) => void) | undefined;
   readonly onSelectionChange?: ((paths: string[]) => void) | undefined;
-  readonly onDirectoryChange?: ((path: string) => void) | undefined;
+  readonly onViewChange?: ((view: ViewMode) => void) | undefined;
   readonly onOpenFile?: ((entry: FileEntry) => void) | undefined;
   /** The owner holds the path: navigating asks it through onPathChange. */
   readonly pathControlled?: boolean | undefined;
   /** The owner holds the selection: selecting asks it through onSelectionChange. */
   readonly selectionControlled?: boolean | undefined;
+  /** The owner holds the view: switching asks it through onViewChange. */
+  readonly viewControlled?: boolean | undefined;
 }
 
 /** How a click or a key changes the selection. */
@@ -253,7 +255,15 @@ export class FileManagerStore {
     });
   }
 
+  /** Switches the view (asks the owner first when it holds the view). */
   setView(view: ViewMode): void {
+    if (view === this.#view.get()) return;
+    if (!this.callbacks.viewControlled) this.#view.set(view);
+    this.callbacks.onViewChange?.(view);
+  }
+
+  /** The owner's view, when it holds it. */
+  syncView(view: ViewMode): void {
     this.#view.set(view);
   }
 
@@ -519,7 +529,6 @@ export class FileManagerStore {
     this.#focus.set(cameFrom);
     this.#commitSelection(emptySet);
     this.#rebuildTree();
-    this.callbacks.onDirectoryChange?.(target);
   }
 
   #updateEntries(force: boolean): void {

@@ -1,0 +1,283 @@
+import type { Meta, StoryObj } from "@storybook/react-vite";
+import { expect, userEvent, waitFor, within } from "storybook/test";
+import {
+  CairnFileManager,
+  type CairnFileManagerProps,
+} from "../src/components/file-manager/index.js";
+import { FakeFileService, type FakeFileServiceOptions, manyFiles } from "./fakes/file-manager.js";
+
+/** Each run gets a service of its own (loaders run before render and play). */
+const withService = (options: FakeFileServiceOptions, setup?: (fake: FakeFileService) => void) => [
+  async () => {
+    const fake = new FakeFileService(options);
+    setup?.(fake);
+    return { fake };
+  },
+];
+
+const meta = {
+  title: "Kit/CairnFileManager",
+  component: CairnFileManager,
+  render: (args: CairnFileManagerProps, { loaded }) => {
+    const fake = loaded.fake as FakeFileService;
+    return <CairnFileManager {...args} connection={fake.connection()} sandboxId={fake.sandboxId} />;
+  },
+} satisfies Meta<typeof CairnFileManager>;
+
+export default meta;
+type Story = StoryObj<typeof meta>;
+
+const project = {
+  "README.md": "# demo\n",
+  "package.json": "{}\n",
+  "notes.txt": "remember the milk\n",
+  "todo.txt": "- ship\n",
+  "old.log": "x".repeat(2048),
+  "src/index.ts": "export {};\n",
+  "src/components/button.tsx": "export const Button = () => null;\n",
+  "src/components/card.tsx": "export const Card = () => null;\n",
+  "src/lib/util.ts": "export const id = (x: unknown) => x;\n",
+  "docs/guide.md": "# guide\n",
+  "assets/logo.svg": "<svg/>",
+};
+
+const grid = (canvas: ReturnType<typeof within>) =>
+  canvas.findByRole("grid", { name: /^Files in/ });
+const row = (canvas: ReturnType<typeof within>, name: string) =>
+  canvas.findByRole("row", { name: new RegExp(`^${name.replace(".", "\\.")}`) });
+
+/** A folder with nothing in it yet. */
+export const EmptyFolder: Story = {
+  loaders: withService({}),
+  play: async ({ canvasElement }) => {
+    const canvas = within(canvasElement);
+    await expect(await canvas.findByText(/This folder is empty/)).toBeVisible();
+    await expect(await grid(canvas)).toHaveAttribute("aria-rowcount", "1");
+    await expect(canvas.getByRole("treeitem", { name: "workspace" })).toHaveAttribute(
+      "aria-selected",
+      "true",
+    );
+  },
+};
+
+/** The listing has not come yet. */
+export const Loading: Story = {
+  loaders: withService({ files: project, hangListings: true }),
+  play: async ({ canvasElement }) => {
+    const canvas = within(canvasElement);
+    await expect(await canvas.findByText("Loading workspace…")).toBeVisible();
+    await expect(await grid(canvas)).toHaveAttribute("aria-busy", "true");
+  },
+};
+
+/** Folders in folders, walked with the keyboard in the tree. */
+export const NestedFolders: Story = {
+  loaders: withService({ files: project }),
+  play: async ({ canvasElement }) => {
+    const canvas = within(canvasElement);
+    const tree = canvas.getByRole("tree", { name: "Folders" });
+    const item = (name: string) => within(tree).findByRole("treeitem", { name });
+    await row(canvas, "src");
+    (await item("workspace")).focus();
+    await userEvent.keyboard("{ArrowDown}");
+    await expect(await item("assets")).toHaveFocus();
+    await userEvent.keyboard("{ArrowDown}{ArrowDown}");
+    const src = await item("src");
+    await expect(src).toHaveFocus();
+    await expect(src).toHaveAttribute("aria-expanded", "false");
+    await expect(src).toHaveAttribute("aria-level", "2");
+    await expect(src).toHaveAttribute("aria-posinset", "3");
+    await expect(src).toHaveAttribute("aria-setsize", "3");
+    await userEvent.keyboard("{ArrowRight}");
+    await waitFor(() => expect(src).toHaveAttribute("aria-expanded", "true"));
+    await userEvent.keyboard("{ArrowRight}");
+    const components = await item("components");
+    await expect(components).toHaveFocus();
+    await expect(components).toHaveAttribute("aria-level", "3");
+    await userEvent.keyboard("{Enter}");
+    const crumbs = canvas.getByRole("navigation", { name: "Folder path" });
+    await waitFor(() =>
+      expect(within(crumbs).getByText("components")).toHaveAttribute("aria-current", "page"),
+    );
+    await row(canvas, "button.tsx");
+    await userEvent.keyboard("{ArrowLeft}");
+    await expect(src).toHaveFocus();
+    await userEvent.keyboard("{ArrowLeft}");
+    await waitFor(() => expect(src).toHaveAttribute("aria-expanded", "false"));
+    await userEvent.keyboard("{End}");
+    await expect(await item("src")).toHaveFocus();
+    await userEvent.keyboard("d");
+    await expect(await item("docs")).toHaveFocus();
+  },
+};
+
+/** 10,000 entries in one folder: fewer than 200 rows in the DOM, the last one reachable. */
+export const TenThousandFiles: Story = {
+  args: { initialPath: "/workspace/big" },
+  loaders: withService({ files: manyFiles(10_000) }),
+  play: async ({ canvasElement }) => {
+    const canvas = within(canvasElement);
+    const files = await grid(canvas);
+    await row(canvas, "file-00001.txt");
+    await expect(files).toHaveAttribute("aria-rowcount", "10001");
+    await expect(files.querySelectorAll("[role=row]").length).toBeLessThan(200);
+    files.scrollTop = files.scrollHeight;
+    const last = await row(canvas, "file-10000.txt");
+    await expect(last).toHaveAttribute("aria-rowindex", "10001");
+    await expect(files.querySelectorAll("[role=row]").length).toBeLessThan(200);
+    // And by keyboard: Home goes back to the first.
+    (await row(canvas, "file-00001.txt")).focus();
+    await userEvent.keyboard("{End}");
+    await waitFor(() => expect(last).toHaveFocus());
+    await userEvent.keyboard("{Home}");
+    await waitFor(async () => expect(await row(canvas, "file-00001.txt")).toHaveFocus());
+  },
+};
+
+/** F2 renames inline: an empty or taken name is refused with a reason, Enter renames. */
+export const RenameWithF2: Story = {
+  loaders: withService({ files: project }),
+  play: async ({ canvasElement }) => {
+    const canvas = within(canvasElement);
+    await userEvent.click(await row(canvas, "notes.txt"));
+    await userEvent.keyboard("{F2}");
+    const input = await canvas.findByRole("textbox", { name: "New name for notes.txt" });
+    await userEvent.clear(input);
+    await expect(await canvas.findByRole("alert")).toHaveTextContent(/cannot be empty/);
+    await userEvent.type(input, "todo.txt");
+    await expect(await canvas.findByRole("alert")).toHaveTextContent(
+      "“todo.txt” already exists in this folder",
+    );
+    await expect(input).toHaveAttribute("aria-invalid", "true");
+    await userEvent.clear(input);
+    await userEvent.type(input, "plan.txt{Enter}");
+    const renamed = await row(canvas, "plan.txt");
+    await expect(renamed).toHaveAttribute("aria-selected", "true");
+    await waitFor(() => expect(renamed).toHaveFocus());
+    await expect(canvas.queryByRole("row", { name: /^notes\.txt/ })).toBeNull();
+  },
+};
+
+/** Delete asks first, names what goes; Esc cancels, Delete deletes. */
+export const DeleteWithConfirmation: Story = {
+  loaders: withService({ files: project }),
+  play: async ({ canvasElement }) => {
+    const canvas = within(canvasElement);
+    await userEvent.click(await row(canvas, "old.log"));
+    await userEvent.keyboard("{Delete}");
+    const dialog = await canvas.findByRole("alertdialog", { name: "Delete “old.log”?" });
+    await expect(within(dialog).getByRole("button", { name: "Cancel" })).toHaveFocus();
+    await userEvent.tab();
+    await userEvent.tab();
+    await expect(within(dialog).getByRole("button", { name: "Cancel" })).toHaveFocus();
+    await userEvent.keyboard("{Escape}");
+    await waitFor(() => expect(canvas.queryByRole("alertdialog")).toBeNull());
+    await expect(await row(canvas, "old.log")).toHaveFocus();
+    await userEvent.keyboard("{Delete}");
+    const again = await canvas.findByRole("alertdialog");
+    await userEvent.click(within(again).getByRole("button", { name: "Delete" }));
+    await waitFor(() => expect(canvas.queryByRole("row", { name: /^old\.log/ })).toBeNull());
+  },
+};
+
+/** The service refuses: a folder the token may not read (403), a delete that fails (500). */
+export const ErrorFromService: Story = {
+  name: "Error",
+  loaders: withService({ files: { ...project, "private/keys.txt": "" } }, (fake) => {
+    fake.fail({
+      method: "GET",
+      route: "",
+      path: "/workspace/private",
+      status: 403,
+      error: "forbidden",
+      message: "this sandbox token may not read /workspace/private",
+    });
+    fake.fail({
+      method: "DELETE",
+      path: "/workspace/old.log",
+      status: 500,
+      error: "internal_error",
+      message: "delete /workspace/old.log failed: Input/output error",
+    });
+  }),
+  play: async ({ canvasElement }) => {
+    const canvas = within(canvasElement);
+    await userEvent.dblClick(await row(canvas, "private"));
+    await expect(await canvas.findByRole("alert")).toHaveTextContent(
+      "Could not open “private”: this sandbox token may not read /workspace/private",
+    );
+    await expect(await canvas.findByText(/could not be read/)).toBeVisible();
+    await userEvent.click(
+      within(canvas.getByRole("tree")).getByRole("treeitem", { name: "workspace" }),
+    );
+    await userEvent.click(await row(canvas, "old.log"));
+    await userEvent.keyboard("{Delete}");
+    await userEvent.click(
+      within(await canvas.findByRole("alertdialog")).getByRole("button", { name: "Delete" }),
+    );
+    await waitFor(() =>
+      expect(
+        canvas
+          .getAllByRole("alert")
+          .some((alert) =>
+            alert.textContent?.includes(
+              "Could not delete “old.log”: delete /workspace/old.log failed: Input/output error",
+            ),
+          ),
+      ).toBe(true),
+    );
+    await expect(await row(canvas, "old.log")).toBeVisible();
+  },
+};
+
+/** A program in the sandbox writes a file: the event stream says so and it appears. */
+export const LiveRefresh: Story = {
+  loaders: withService({ files: project }),
+  play: async ({ canvasElement, loaded }) => {
+    const canvas = within(canvasElement);
+    const fake = loaded.fake as FakeFileService;
+    await row(canvas, "notes.txt");
+    await waitFor(() => expect(fake.openEventStreams).toBe(1));
+    fake.writeFile("results.json", '{"ok":true}');
+    await expect(await row(canvas, "results.json")).toBeVisible();
+    fake.remove("todo.txt");
+    await waitFor(() => expect(canvas.queryByRole("row", { name: /^todo\.txt/ })).toBeNull());
+  },
+};
+
+/** Tiles instead of rows; arrows move across and down. */
+export const GridView: Story = {
+  args: { defaultView: "grid" },
+  loaders: withService({ files: project }),
+  play: async ({ canvasElement }) => {
+    const canvas = within(canvasElement);
+    const first = await canvas.findByRole("gridcell", { name: "assets" });
+    await userEvent.click(first);
+    await userEvent.keyboard("{ArrowRight}");
+    await expect(canvas.getByRole("gridcell", { name: "docs" })).toHaveFocus();
+    await expect(canvas.getByRole("gridcell", { name: "docs" })).toHaveAttribute(
+      "aria-selected",
+      "true",
+    );
+    await userEvent.click(canvas.getByRole("button", { name: "List" }));
+    await row(canvas, "docs");
+  },
+};
+
+/** The dark theme, with the context menu open from the keyboard (Shift+F10). */
+export const DarkTheme: Story = {
+  args: { theme: "dark" },
+  loaders: withService({ files: project }),
+  play: async ({ canvasElement }) => {
+    const canvas = within(canvasElement);
+    await userEvent.click(await row(canvas, "README.md"));
+    await userEvent.keyboard("{Shift>}{F10}{/Shift}");
+    const menu = await canvas.findByRole("menu", { name: "Actions for README.md" });
+    await expect(within(menu).getByRole("menuitem", { name: "Open" })).toHaveFocus();
+    await userEvent.keyboard("{ArrowDown}");
+    await expect(within(menu).getByRole("menuitem", { name: "Rename" })).toHaveFocus();
+    await userEvent.keyboard("{Escape}");
+    await waitFor(() => expect(canvas.queryByRole("menu")).toBeNull());
+    await expect(await row(canvas, "README.md")).toHaveFocus();
+  },
+};

@@ -6,6 +6,7 @@ import {
   useId,
   useRef,
   useState,
+  useSyncExternalStore,
 } from "react";
 import { relativePathOf } from "./folder.js";
 import { acceptList, formatSize } from "./limits.js";
@@ -164,9 +165,11 @@ export function CairnUpload(props: CairnUploadProps) {
   ]
     .filter(Boolean)
     .join(" · ");
-  const settledCount = upload.store
-    .getItems()
-    .filter((item) => item.state !== "queued" && item.state !== "uploading").length;
+  const settledCount = useSyncExternalStore(
+    store.subscribeAll,
+    store.getSettledCount,
+    store.getSettledCount,
+  );
 
   return (
     <section

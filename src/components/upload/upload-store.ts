@@ -108,6 +108,7 @@ export class UploadStore {
   readonly #listeners = new Set<Listener>();
   readonly #itemListeners = new Map<string, Set<Listener>>();
   readonly #announcementListeners = new Set<Listener>();
+  readonly #allListeners = new Set<Listener>();
   #itemsSnapshot: readonly UploadItem[] | undefined;
 
   constructor(options: UploadStoreOptions = {}) {
@@ -143,6 +144,15 @@ export class UploadStore {
   };
 
   getItem = (id: string): UploadItem | undefined => this.#items.get(id);
+
+  /** Called on any change of any file (progress included): read it through a small snapshot. */
+  subscribeAll = (listener: Listener): (() => void) => {
+    this.#allListeners.add(listener);
+    return () => this.#allListeners.delete(listener);
+  };
+
+  /** How many files are finished (done, failed, cancelled or skipped). */
+  getSettledCount = (): number => this.getItems().filter((item) => settled.has(item.state)).length;
 
   /** Every file, in order: a new array on any change. */
   getItems = (): readonly UploadItem[] => {
@@ -198,6 +208,7 @@ export class UploadStore {
     this.#ids = [...this.#ids, ...added.map((item) => item.id)];
     this.#itemsSnapshot = undefined;
     for (const listener of this.#listeners) listener();
+    for (const listener of this.#allListeners) listener();
     if (refused.length > 0) this.#announce(refused.join(". "));
     this.#pump();
     return added.map((item) => item.id);
@@ -234,6 +245,7 @@ export class UploadStore {
     this.#ids = this.#ids.filter((other) => other !== id);
     this.#itemsSnapshot = undefined;
     for (const listener of this.#listeners) listener();
+    for (const listener of this.#allListeners) listener();
   }
 
   /** Takes the finished files (done, skipped, cancelled, failed) out of the list. */
@@ -270,6 +282,7 @@ export class UploadStore {
     this.#items.set(id, next);
     this.#itemsSnapshot = undefined;
     for (const listener of this.#itemListeners.get(id) ?? []) listener();
+    for (const listener of this.#allListeners) listener();
     return next;
   }
 

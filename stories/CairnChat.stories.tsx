@@ -213,6 +213,7 @@ export const SandboxExecTool: Story = {
     const output = card.querySelector("pre") as HTMLElement;
     // Output shows while the command runs, before its exit.
     await waitFor(() => expect(output).toHaveTextContent("✓ store (4 tests)"), { timeout: 8000 });
+    await expect(within(card).getByText("Running")).toBeVisible();
     await waitFor(() => expect(output).toHaveTextContent("Tests: 13 passed"), { timeout: 8000 });
     await waitFor(() => expect(within(card).getByText("Exit 0")).toBeVisible());
     await expect(output).toHaveTextContent("warning: slow test");
@@ -267,6 +268,110 @@ export const Stopped: Story = {
     await expect(log.textContent).toBe(shown);
     await expect(canvas.getByRole("button", { name: "Regenerate" })).toBeVisible();
     await expect(box).toHaveFocus();
+  },
+};
+
+/** Distance from the end of the log's scroll, in pixels. */
+function fromEnd(log: HTMLElement): number {
+  return log.scrollHeight - log.scrollTop - log.clientHeight;
+}
+
+const paragraphs = Array.from(
+  { length: 12 },
+  (_, index) => `Paragraph ${index + 1} of a long answer that grows below the fold.`,
+).join("\n\n");
+
+/** A long answer streams: the thread follows its end; scrolled up, it stays where the user is. */
+export const StickToBottom: Story = {
+  args: {
+    initialMessages: longThread(30),
+    script: () => [{ type: "start" }, ...textParts(paragraphs, "t", 2), { type: "finish" }],
+    paceMs: 40,
+  },
+  play: async ({ canvasElement }) => {
+    const canvas = within(canvasElement);
+    const log = canvas.getByRole("log");
+    await userEvent.type(canvas.getByRole("textbox", { name: "Message" }), "Write a lot{Enter}");
+    await waitFor(() => expect(log).toHaveTextContent("Paragraph 4"), { timeout: 8000 });
+    // While it grows, the end stays in view.
+    await waitFor(() => expect(fromEnd(log)).toBeLessThan(40));
+    await expect(canvas.queryByRole("button", { name: "Jump to latest" })).toBeNull();
+    // The user scrolls up: the answer goes on growing below, and the view does not move.
+    log.scrollTop = Math.max(0, log.scrollTop - 300);
+    const jump = await canvas.findByRole("button", { name: "Jump to latest" });
+    const kept = log.scrollTop;
+    await waitFor(() => expect(log).toHaveTextContent("Paragraph 8"), { timeout: 8000 });
+    await expect(Math.abs(log.scrollTop - kept)).toBeLessThan(2);
+    await userEvent.click(jump);
+    await waitFor(() => expect(fromEnd(log)).toBeLessThan(40));
+    await waitFor(() => expect(log).toHaveTextContent("Paragraph 12"), { timeout: 8000 });
+    await waitFor(() => expect(fromEnd(log)).toBeLessThan(40));
+  },
+};
+
+/** Copy an answer, edit the last question and send it again, then regenerate the answer. */
+export const EditAndRegenerate: Story = {
+  args: {
+    script: (messages, call) => answer(`Answer ${call + 1} to: ${lastText(messages)}`),
+  },
+  play: async ({ canvasElement }) => {
+    const canvas = within(canvasElement);
+    const log = canvas.getByRole("log");
+    await userEvent.type(canvas.getByRole("textbox", { name: "Message" }), "Frist try{Enter}");
+    await waitFor(() => expect(log).toHaveTextContent("Answer 1 to: Frist try"), {
+      timeout: 8000,
+    });
+    await userEvent.click(await canvas.findByRole("button", { name: "Edit" }));
+    const edit = canvas.getByRole("textbox", { name: "Edit your message" });
+    await expect(edit).toHaveFocus();
+    await userEvent.clear(edit);
+    await userEvent.type(edit, "First try{Enter}");
+    await waitFor(() => expect(log).toHaveTextContent("Answer 2 to: First try"), {
+      timeout: 8000,
+    });
+    await expect(log).not.toHaveTextContent("Frist");
+    await userEvent.click(await canvas.findByRole("button", { name: "Regenerate" }));
+    await waitFor(() => expect(log).toHaveTextContent("Answer 3 to: First try"), {
+      timeout: 8000,
+    });
+    await expect(log).not.toHaveTextContent("Answer 2");
+    await expect(log.querySelectorAll(".cairn-chat-message")).toHaveLength(2);
+  },
+};
+
+// A 1×1 PNG.
+const pixel = Uint8Array.from(
+  atob(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+  ),
+  (character) => character.charCodeAt(0),
+);
+
+/** Files picked become chips (an image with its preview) and go with the message. */
+export const Attachments: Story = {
+  args: {
+    script: (messages) => {
+      const files = (messages.at(-1)?.parts ?? []).filter((part) => part.type === "file");
+      return answer(`I got ${files.length} files.`);
+    },
+  },
+  play: async ({ canvasElement }) => {
+    const canvas = within(canvasElement);
+    const input = canvasElement.querySelector('input[type="file"]') as HTMLInputElement;
+    await userEvent.upload(input, [
+      new File([pixel], "dot.png", { type: "image/png" }),
+      new File(["%PDF-1.4\n"], "report.pdf", { type: "application/pdf" }),
+    ]);
+    const chips = await canvas.findByRole("list", { name: "Attachments" });
+    await waitFor(() => expect(within(chips).getAllByRole("listitem")).toHaveLength(2));
+    await userEvent.click(canvas.getByRole("button", { name: "Remove report.pdf" }));
+    await expect(within(chips).getAllByRole("listitem")).toHaveLength(1);
+    await userEvent.type(canvas.getByRole("textbox", { name: "Message" }), "What is this?{Enter}");
+    const log = canvas.getByRole("log");
+    await waitFor(() => expect(log).toHaveTextContent("I got 1 files."), { timeout: 8000 });
+    const preview = log.querySelector("img.cairn-chat-attachment-preview") as HTMLImageElement;
+    await expect(preview.src).toMatch(/^data:image\/png;base64,/);
+    await expect(within(log).getByText("dot.png")).toBeVisible();
   },
 };
 

@@ -6,12 +6,22 @@ import type { ChatStatus } from "./types.js";
 /** How much of an answer is read out when it completes. */
 const spokenChars = 200;
 
+/** Markdown as it reads aloud: code blocks named, not spelled out; no markup characters. */
+function spoken(markdown: string): string {
+  return markdown
+    .replace(/```[\s\S]*?(```|$)/g, " (code) ")
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1")
+    .replace(/[*`#>|~]/g, "")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
 /** What to announce when the status goes from `was` to `now`, if anything. */
 export function announcementOf(store: ChatStore, was: ChatStatus, now: ChatStatus): string {
   if (now === "idle" && (was === "streaming" || was === "submitted")) {
     const last = store.getMessages().at(-1);
     if (last?.role !== "assistant") return "";
-    const text = messageText(last);
+    const text = spoken(messageText(last));
     if (text === "") return "Assistant answered.";
     return `Assistant: ${text.length > spokenChars ? `${text.slice(0, spokenChars)}…` : text}`;
   }

@@ -150,8 +150,13 @@ function ExecToolCard({
     live.exit?.exitCode ?? (typeof output?.exitCode === "number" ? output.exitCode : undefined);
   const exited = exitLabel(exitCode, live.exit?.signal);
   const failed = part.state === "output-error" || live.status === "error";
-  const state = exited ?? (failed ? "Failed" : stateLabels[part.state]);
-  const running = exited === undefined && !failed && part.state !== "output-available";
+  // Followed live, the exec says when it ends; else the tool call's own state does (an output
+  // that carries only the exec's ids is preliminary: the command still runs).
+  const running =
+    live.status === "idle"
+      ? part.state === "input-streaming" || part.state === "input-available"
+      : live.status === "running";
+  const state = exited ?? (failed ? "Failed" : running ? "Running" : stateLabels[part.state]);
   return (
     <details
       className="cairn-chat-tool cairn-chat-exec"

@@ -105,7 +105,8 @@ export function FileView({ store, actions, focusRef }: FileViewProps) {
   };
 
   useEffect(() => {
-    if (!wantFocus.current || activeIndex < 0) return;
+    // The inline editor takes the focus itself.
+    if (!wantFocus.current || activeIndex < 0 || renaming !== undefined) return;
     const element = scrollRef.current?.querySelector<HTMLElement>(`[data-index="${activeIndex}"]`);
     if (element == null) return;
     wantFocus.current = false;

@@ -5,6 +5,7 @@ import { renderToString } from "react-dom/server";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { CairnChat } from "./cairn-chat.js";
 import { ChatStore } from "./chat-store.js";
+import type { ExecFollower } from "./exec-output.js";
 import type { ChatMessage, ChatStreamPart, ChatTransport } from "./types.js";
 import { useChat, useChatMessage } from "./use-chat.js";
 
@@ -252,6 +253,54 @@ describe("CairnChat", () => {
     expect(store.getStatus()).toBe("idle");
     expect(fake.signals).toHaveLength(2);
     expect(screen.queryByRole("button", { name: "Retry" })).toBeNull();
+  });
+
+  it("streams a sandbox exec's output into its card, or shows the output it returned", async () => {
+    const execPart = (execId: string, output: Record<string, unknown>): ChatMessage => ({
+      id: `a-${execId}`,
+      role: "assistant",
+      parts: [
+        {
+          type: "dynamic-tool",
+          toolCallId: `call-${execId}`,
+          toolName: "sandbox.exec",
+          state: "output-available",
+          input: { cmd: "ls", args: ["-la"] },
+          output: { sandboxId: "sbx", execId, ...output },
+        },
+      ],
+    });
+    const emit: Record<string, Parameters<ExecFollower>[1]> = {};
+    const followed: string[] = [];
+    const follower: ExecFollower = (target, handlers) => {
+      followed.push(`${target.sandboxId}/${target.execId}`);
+      emit[target.execId] = handlers;
+      return () => undefined;
+    };
+    render(
+      <CairnChat
+        transport={pushTransport().transport}
+        followExec={follower}
+        initialMessages={[
+          execPart("live", {}),
+          execPart("gone", { exitCode: 2, stdout: "kept\n" }),
+        ]}
+      />,
+    );
+    await settle();
+    expect(followed).toEqual(["sbx/live", "sbx/gone"]);
+    const [live, gone] = [...document.querySelectorAll("details.cairn-chat-exec")] as HTMLElement[];
+    expect(live?.textContent).toContain("$ ls -la");
+    expect(live?.textContent).toContain("Running");
+    act(() => emit.live?.onOutput?.(1, "a.txt\n"));
+    act(() => emit.live?.onOutput?.(2, "b.txt\n"));
+    act(() => emit.live?.onExit?.({ exitCode: 0, signal: null }));
+    expect(live?.querySelector("pre")?.textContent).toBe("a.txt\nb.txt\n");
+    expect(live?.textContent).toContain("Exit 0");
+    act(() => emit.gone?.onError?.("no exec gone"));
+    expect(gone?.querySelector("pre")?.textContent).toBe("kept\n");
+    expect(gone?.textContent).toContain("Exit 2");
+    expect(gone?.textContent).not.toContain("no exec gone");
   });
 
   it("renders on the server and hydrates without a warning", async () => {

@@ -145,18 +145,21 @@ function ExecToolCard({
   const live = useExecOutput(target, follower);
   const output = fields(part.output);
   const command = commandOf(part.input) ?? live.command ?? commandOf(output) ?? "…";
-  const text = live.status === "idle" ? staticOutput(part.output) : live.output;
   const exitCode =
     live.exit?.exitCode ?? (typeof output?.exitCode === "number" ? output.exitCode : undefined);
+  // An exec that can no longer be followed (gone from the runner) shows what its output said.
+  const followed = live.status !== "idle" && !(live.status === "error" && live.output === "");
+  const text = followed ? live.output : staticOutput(part.output);
   const exited = exitLabel(exitCode, live.exit?.signal);
-  const failed = part.state === "output-error" || live.status === "error";
+  const failed =
+    part.state === "output-error" || (live.status === "error" && exitCode === undefined);
   // Followed live, the exec says when it ends; else the tool call's own state does (an output
   // that carries only the exec's ids is preliminary: the command still runs).
-  const running =
-    live.status === "idle"
-      ? part.state === "input-streaming" || part.state === "input-available"
-      : live.status === "running";
+  const running = followed
+    ? live.status === "running"
+    : !failed && (part.state === "input-streaming" || part.state === "input-available");
   const state = exited ?? (failed ? "Failed" : running ? "Running" : stateLabels[part.state]);
+  const errorText = part.errorText ?? (failed ? live.error : undefined);
   return (
     <details
       className="cairn-chat-tool cairn-chat-exec"
@@ -179,9 +182,7 @@ function ExecToolCard({
         <pre className="cairn-chat-pre cairn-chat-exec-output" tabIndex={0}>
           {text === "" ? (running ? "Waiting for output…" : "No output.") : text}
         </pre>
-        {(part.errorText ?? live.error) !== undefined && (
-          <p className="cairn-chat-tool-error">{part.errorText ?? live.error}</p>
-        )}
+        {errorText !== undefined && <p className="cairn-chat-tool-error">{errorText}</p>}
       </div>
     </details>
   );

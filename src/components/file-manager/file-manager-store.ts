@@ -485,6 +485,11 @@ export class FileManagerStore {
       const entries = await this.#service.list(path, abort.signal);
       if (abort.signal.aborted) return;
       cell.set({ path, status: "loaded", entries, refreshing: false, error: undefined });
+      // A folder read at last: the alert that it could not be is no longer true.
+      const stale = this.#errors.get().filter((old) => old.action === "open" && old.path === path);
+      if (stale.length > 0) {
+        this.#errors.set(this.#errors.get().filter((old) => !stale.includes(old)));
+      }
     } catch (error) {
       if (abort.signal.aborted || isAbort(error)) return;
       const failure = this.#report("open", path, error);

@@ -234,6 +234,58 @@ describe("CairnFileManager grid", () => {
   });
 });
 
+describe("CairnFileManager sort and view", () => {
+  it("sorts by a column header, folders first, and says so with aria-sort", async () => {
+    const { user } = mount();
+    await row("alpha.txt");
+    const size = screen.getByRole("columnheader", { name: "Size" });
+    await user.click(within(size).getByRole("button"));
+    expect(size).toHaveAttribute("aria-sort", "ascending");
+    await user.click(within(size).getByRole("button"));
+    expect(size).toHaveAttribute("aria-sort", "descending");
+    const names = screen
+      .getAllByRole("row")
+      .slice(1)
+      .map((element) => element.querySelector(".cairn-fm-name")?.textContent);
+    expect(names).toEqual(["docs", "src", "charlie.txt", "bravo.md", "beta.txt", "alpha.txt"]);
+    expect(screen.getByRole("columnheader", { name: "Name" })).not.toHaveAttribute("aria-sort");
+  });
+
+  it("shows tiles, where Up and Down move by a row of tiles", async () => {
+    const { user } = mount();
+    await row("alpha.txt");
+    await user.click(screen.getByRole("button", { name: "Grid" }));
+    expect(screen.getByRole("button", { name: "Grid" })).toHaveAttribute("aria-pressed", "true");
+    const tiles = screen.getAllByRole("gridcell");
+    const grid = screen.getByRole("grid");
+    const columns = Number(grid.getAttribute("aria-colcount"));
+    expect(columns).toBeGreaterThan(1);
+    await user.click(tiles[0] as HTMLElement);
+    await user.keyboard("{ArrowDown}");
+    expect(screen.getAllByRole("gridcell")[columns]).toHaveFocus();
+    await user.keyboard("{ArrowLeft}");
+    expect(screen.getAllByRole("gridcell")[columns - 1]).toHaveFocus();
+    expect(screen.getAllByRole("gridcell")[columns - 1]).toHaveAttribute("aria-selected", "true");
+  });
+
+  it("takes the alert away once the folder it named is read", async () => {
+    const fake = new FakeFileService({ files });
+    fake.fail({
+      method: "GET",
+      route: "",
+      status: 500,
+      error: "internal_error",
+      message: "boom",
+      once: true,
+    });
+    const { user } = mount({}, fake);
+    expect(await screen.findByRole("alert")).toHaveTextContent("Could not open “workspace”: boom");
+    await user.click(screen.getByRole("button", { name: "Try again" }));
+    await row("alpha.txt");
+    expect(screen.queryByRole("alert")).toBeNull();
+  });
+});
+
 describe("CairnFileManager tree", () => {
   it("walks, opens and closes folders with the keyboard, loading them when first opened", async () => {
     const { user, fake } = mount();

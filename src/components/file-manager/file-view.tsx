@@ -316,6 +316,12 @@ export function FileView({ store, actions, focusRef }: FileViewProps) {
         aria-busy={listing.status === "loading" || listing.refreshing}
         className={`cairn-fm-grid cairn-fm-${view}`}
         onKeyDown={onKeyDown}
+        onClick={(event) => {
+          // A click beside the entries clears the selection, as on a desktop.
+          if ((event.target as HTMLElement).closest("[data-index], [role=columnheader]") === null) {
+            store.clearSelection();
+          }
+        }}
         tabIndex={entries.length === 0 ? 0 : undefined}
       >
         {!grid && (

@@ -68,8 +68,8 @@ export class ChatStore {
   #statusDirty = false;
   #messagesDirty = false;
   #cancelFlush: (() => void) | undefined;
-  /** False after the parent set the messages itself: it is not told of them again. */
-  #notifyParent = true;
+  /** The array the parent (or the constructor) set last: the parent is not told of it again. */
+  #given: readonly ChatMessage[] | undefined;
 
   constructor(options: ChatStoreOptions) {
     this.#options = options;
@@ -184,11 +184,10 @@ export class ChatStore {
     const dirty = [...this.#dirtyMessages];
     this.#idsDirty = this.#statusDirty = this.#messagesDirty = false;
     this.#dirtyMessages.clear();
-    if (messages && this.#notifyParent) {
+    if (messages && this.#messages !== this.#given) {
       this.#published.add(this.#messages);
       this.#options.onMessagesChange?.(this.#messages);
     }
-    this.#notifyParent = true;
     if (ids) notify(this.#idsListeners);
     for (const id of dirty) {
       const listeners = this.#messageListeners.get(id);
@@ -241,7 +240,7 @@ export class ChatStore {
     }
     this.#messagesDirty = true;
     // A parent that set the messages already has them: it is not told again.
-    if (!fromStore) this.#notifyParent = false;
+    if (!fromStore) this.#given = messages;
     this.#schedule();
   }
 

@@ -1,5 +1,5 @@
 import { act, cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
-import { Profiler, type ReactNode } from "react";
+import { Profiler, type ReactNode, useState } from "react";
 import { hydrateRoot } from "react-dom/client";
 import { renderToString } from "react-dom/server";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -69,6 +69,16 @@ function pushTransport() {
       wake?.();
     },
   };
+}
+
+/** A whole text block, then the finish. */
+function textOf(text: string): ChatStreamPart[] {
+  return [
+    { type: "text-start", id: "t" },
+    { type: "text-delta", id: "t", delta: text },
+    { type: "text-end", id: "t" },
+    { type: "finish" },
+  ];
 }
 
 const settle = () => act(() => new Promise((resolve) => setTimeout(resolve, 0)));
@@ -301,6 +311,31 @@ describe("CairnChat", () => {
     expect(gone?.querySelector("pre")?.textContent).toBe("kept\n");
     expect(gone?.textContent).toContain("Exit 2");
     expect(gone?.textContent).not.toContain("no exec gone");
+  });
+
+  it("works controlled: the parent holds the messages and can replace them", async () => {
+    const fake = pushTransport();
+    let latest: readonly ChatMessage[] = [];
+    let replace: (messages: readonly ChatMessage[]) => void = () => undefined;
+    function Parent() {
+      const [messages, setMessages] = useState<readonly ChatMessage[]>(history);
+      latest = messages;
+      replace = setMessages;
+      return (
+        <CairnChat transport={fake.transport} messages={messages} onMessagesChange={setMessages} />
+      );
+    }
+    render(<Parent />);
+    expect(screen.getByRole("log").textContent).toContain("Earlier answer");
+    const box = screen.getByRole("textbox", { name: "Message" });
+    fireEvent.change(box, { target: { value: "Next" } });
+    fireEvent.keyDown(box, { key: "Enter" });
+    fake.push({ type: "start", messageId: "a2" }, ...textOf("Controlled answer"), "end");
+    await waitFor(() => expect(latest.map((message) => message.id)).toContain("a2"));
+    expect(latest).toHaveLength(4);
+    act(() => replace([]));
+    await settle();
+    expect(screen.getByText("Ask anything to start.")).toBeTruthy();
   });
 
   it("renders on the server and hydrates without a warning", async () => {

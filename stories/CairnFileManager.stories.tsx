@@ -155,6 +155,12 @@ export const RenameWithF2: Story = {
     await expect(renamed).toHaveAttribute("aria-selected", "true");
     await waitFor(() => expect(renamed).toHaveFocus());
     await expect(canvas.queryByRole("row", { name: /^notes\.txt/ })).toBeNull();
+    // Left open with a refused name, so that axe checks the editor and its message.
+    await userEvent.keyboard("{F2}");
+    const editor = await canvas.findByRole("textbox", { name: "New name for plan.txt" });
+    await userEvent.clear(editor);
+    await userEvent.type(editor, "..");
+    await expect(await canvas.findByRole("alert")).toHaveTextContent("“..” is not a name");
   },
 };
 
@@ -177,6 +183,12 @@ export const DeleteWithConfirmation: Story = {
     const again = await canvas.findByRole("alertdialog");
     await userEvent.click(within(again).getByRole("button", { name: "Delete" }));
     await waitFor(() => expect(canvas.queryByRole("row", { name: /^old\.log/ })).toBeNull());
+    // Several at once, folders among them: the dialog lists them (left open for axe).
+    await userEvent.click(await row(canvas, "assets"));
+    await userEvent.keyboard("{Shift>}{ArrowDown}{ArrowDown}{/Shift}{Delete}");
+    const many = await canvas.findByRole("alertdialog", { name: "Delete 3 items?" });
+    await expect(many).toHaveTextContent("Folders are deleted with everything in them");
+    await expect(within(many).getAllByRole("listitem")).toHaveLength(3);
   },
 };
 
@@ -279,5 +291,15 @@ export const DarkTheme: Story = {
     await userEvent.keyboard("{Escape}");
     await waitFor(() => expect(canvas.queryByRole("menu")).toBeNull());
     await expect(await row(canvas, "README.md")).toHaveFocus();
+    // Left open on the folder's background, so that axe checks the menu in the dark.
+    await userEvent.pointer({
+      keys: "[MouseRight]",
+      target: canvasElement.querySelector(".cairn-fm-content") as Element,
+    });
+    const background = await canvas.findByRole("menu", { name: "Folder actions" });
+    await expect(within(background).getByRole("menuitem", { name: "Paste" })).toHaveAttribute(
+      "aria-disabled",
+      "true",
+    );
   },
 };

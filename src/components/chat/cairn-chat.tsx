@@ -92,7 +92,7 @@ export function CairnChat(props: CairnChatProps) {
           ids={chat.messageIds}
           busy={chat.busy}
           label={props.label ?? "Conversation"}
-          empty={props.emptyState ?? <p>Ask anything to start.</p>}
+          empty={props.emptyState ?? defaultEmpty}
         />
         <ChatNotice
           status={chat.status}
@@ -114,6 +114,8 @@ export function CairnChat(props: CairnChatProps) {
     </ChatEnvironmentContext.Provider>
   );
 }
+
+const defaultEmpty = <p>Ask anything to start.</p>;
 
 /** The line between thread and composer: waiting, stopped, or an error with Retry. */
 function ChatNotice({

@@ -1,6 +1,7 @@
 import {
   type FormEvent,
   type KeyboardEvent,
+  memo,
   type ReactNode,
   type RefObject,
   useId,
@@ -47,7 +48,7 @@ function readAsDataUrl(file: File): Promise<FilePart> {
 }
 
 /** The message box: Enter sends, Shift+Enter adds a line, Esc stops the answer. */
-export function Composer({
+export const Composer = memo(function Composer({
   label,
   placeholder,
   accept,
@@ -169,4 +170,4 @@ export function Composer({
       </div>
     </form>
   );
-}
+});

@@ -1,5 +1,6 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import {
+  memo,
   type ReactNode,
   useCallback,
   useEffect,
@@ -33,7 +34,7 @@ const useIsomorphicLayoutEffect = typeof document === "undefined" ? useEffect : 
  * "Jump to latest" button brings them back. A streamed token re-renders its message only: the
  * virtualizer moves rows and sizes the list on the DOM directly.
  */
-export function Thread({ ids, busy, label, empty }: ThreadProps) {
+export const Thread = memo(function Thread({ ids, busy, label, empty }: ThreadProps) {
   const { store, focusComposer } = useChatEnvironment();
   const scrollRef = useRef<HTMLDivElement>(null);
   const [atEnd, setAtEnd] = useState(true);
@@ -142,7 +143,7 @@ export function Thread({ ids, busy, label, empty }: ThreadProps) {
       )}
     </div>
   );
-}
+});
 
 /** The id of the last message of a role, looking back from the end (a few steps at most). */
 function lastOfRole(

@@ -200,10 +200,54 @@ export type UploadService = ReturnType<typeof createUploadService>;
 export const fakeFile = (name: string, size: number, type = "") =>
   new File([new Uint8Array(size)], name, { type });
 
-/** A small PNG (a 2×2 teal square), for image previews. */
+/** A small PNG (an 8×8 teal and green check), for image previews. */
 export function pngFile(name = "photo.png"): File {
   const base64 =
-    "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAYAAABytg0kAAAAFklEQVR4nGNgYGD4z8DAwMDAwMAAAAwAAQAF/4p3AAAAAElFTkSuQmCC";
+    "iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAIAAABLbSncAAAAKElEQVR4nGPg7urh7uqRrreWrrdGZjNgFeXu6mHAKgqVwGoaAx3sAABxED7BBmIbowAAAABJRU5ErkJggg==";
   const bytes = Uint8Array.from(atob(base64), (char) => char.charCodeAt(0));
   return new File([bytes], name, { type: "image/png" });
+}
+
+/** A DataTransfer as Chromium hands one to a drop: items with entries, folders walkable. */
+export function folderDrop(tree: Record<string, File[]>, loose: File[] = []) {
+  const fileEntry = (file: File, fullPath: string) => ({
+    isFile: true,
+    isDirectory: false,
+    name: file.name,
+    fullPath,
+    file: (resolve: (file: File) => void) => resolve(file),
+  });
+  const directoryEntry = (path: string): object => {
+    const children = [
+      ...(tree[path] ?? []).map((file) => fileEntry(file, `/${path}/${file.name}`)),
+      ...Object.keys(tree)
+        .filter(
+          (other) => other.startsWith(`${path}/`) && !other.slice(path.length + 1).includes("/"),
+        )
+        .map((other) => directoryEntry(other)),
+    ];
+    let read = false;
+    return {
+      isFile: false,
+      isDirectory: true,
+      name: path.split("/").at(-1),
+      fullPath: `/${path}`,
+      // Answers in batches, the last one empty, as browsers do.
+      createReader: () => ({
+        readEntries: (resolve: (entries: object[]) => void) => {
+          resolve(read ? [] : children);
+          read = true;
+        },
+      }),
+    };
+  };
+  const roots = Object.keys(tree).filter((path) => !path.includes("/"));
+  const items = [
+    ...roots.map((path) => ({ kind: "file", webkitGetAsEntry: () => directoryEntry(path) })),
+    ...loose.map((file) => ({
+      kind: "file",
+      webkitGetAsEntry: () => fileEntry(file, `/${file.name}`),
+    })),
+  ];
+  return { types: ["Files"], items, files: loose, dropEffect: "none" };
 }

@@ -159,11 +159,13 @@ describe("UploadStore", () => {
       attempts: 3,
       message: "bad gateway",
       retryable: true,
+      path: "/workspace/data.csv",
     });
     store.retry(id);
     await until(() => manual.calls.length === 4, "manual retry");
     manual.calls[3]?.resolve();
     await until(() => store.getItem(id)?.state === "done", "done");
+    expect(manual.calls.map((call) => call.path)).toEqual(Array(4).fill("/workspace/data.csv"));
   });
 
   it("does not retry what cannot change by itself (403), and names the failure", async () => {

@@ -99,8 +99,8 @@ export class UploadStore {
   readonly #items = new Map<string, UploadItem>();
   readonly #controllers = new Map<string, AbortController>();
   readonly #timers = new Map<string, ReturnType<typeof setTimeout>>();
-  /** Paths promised to uploads in flight, so two files of one drop never take the same name. */
-  readonly #reserved = new Set<string>();
+  /** Paths promised to uploads in flight (path → file id): two files never take one name. */
+  readonly #reserved = new Map<string, string>();
   /** Directories made (or being made) this session, shared by the files inside them. */
   readonly #directories = new Map<string, Promise<unknown>>();
   #announcement = "";
@@ -221,7 +221,7 @@ export class UploadStore {
     this.#clearTimer(id);
     this.#controllers.get(id)?.abort();
     this.#controllers.delete(id);
-    this.#reserved.delete(item.path);
+    this.#release(item);
     this.#update(id, { state: "cancelled", retryAt: undefined, message: undefined });
     this.#announce(`${item.name}: upload cancelled`);
     this.#pump();
@@ -289,6 +289,10 @@ export class UploadStore {
   #announce(sentence: string): void {
     this.#announcement = sentence;
     for (const listener of this.#announcementListeners) listener();
+  }
+
+  #release(item: UploadItem): void {
+    if (this.#reserved.get(item.path) === item.id) this.#reserved.delete(item.path);
   }
 
   #clearTimer(id: string): void {
@@ -386,7 +390,7 @@ export class UploadStore {
     } finally {
       if (this.#controllers.get(id) === controller) this.#controllers.delete(id);
       const item = this.#items.get(id);
-      if (item !== undefined && settled.has(item.state)) this.#reserved.delete(item.path);
+      if (item !== undefined && settled.has(item.state)) this.#release(item);
       this.#pump();
     }
   }
@@ -426,13 +430,14 @@ export class UploadStore {
     const wanted = targetPath(this.#directory(), item.relativePath);
     const policy = this.#options.conflict ?? "rename";
     if (policy === "overwrite") return wanted;
-    // A later attempt of a file already renamed keeps its name.
-    if (item.attempts > 1 && item.path !== wanted) return item.path;
+    // An automatic retry keeps the name its first attempt chose (and still holds).
+    if (item.attempts > 1) return item.path;
     for (let n = 0; n < 1000; n++) {
       const candidate = n === 0 ? wanted : renamedPath(wanted, n);
+      const holder = this.#reserved.get(candidate);
       // Reserved before the stat: another file of the drop asking meanwhile moves on.
-      if (!this.#reserved.has(candidate)) {
-        this.#reserved.add(candidate);
+      if (holder === undefined || holder === item.id) {
+        this.#reserved.set(candidate, item.id);
         if (!(await exists(connection, sandboxId, candidate))) return candidate;
         this.#reserved.delete(candidate);
       }

@@ -2,7 +2,12 @@ import { act, cleanup, fireEvent, render, screen, waitFor, within } from "@testi
 import { hydrateRoot } from "react-dom/client";
 import { renderToString } from "react-dom/server";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createUploadService, fakeFile, pngFile } from "../../../stories/fakes/upload.js";
+import {
+  createUploadService,
+  fakeFile,
+  folderDrop,
+  pngFile,
+} from "../../../stories/fakes/upload.js";
 import { CairnUpload, type CairnUploadProps } from "./cairn-upload.js";
 
 afterEach(() => {
@@ -25,50 +30,6 @@ function setup(props: Partial<CairnUploadProps> = {}, existing: string[] = []) {
   const input = view.container.querySelector('input[type="file"]') as HTMLInputElement;
   const choose = (...files: File[]) => fireEvent.change(input, { target: { files } });
   return { service, onUploaded, view, input, choose };
-}
-
-/** A DataTransfer as Chromium hands one to a drop: items with entries, folders walkable. */
-function dropped(tree: Record<string, File[]>, loose: File[] = []) {
-  const fileEntry = (file: File, fullPath: string) => ({
-    isFile: true,
-    isDirectory: false,
-    name: file.name,
-    fullPath,
-    file: (resolve: (file: File) => void) => resolve(file),
-  });
-  const directoryEntry = (path: string): object => {
-    const children = [
-      ...(tree[path] ?? []).map((file) => fileEntry(file, `/${path}/${file.name}`)),
-      ...Object.keys(tree)
-        .filter(
-          (other) => other.startsWith(`${path}/`) && !other.slice(path.length + 1).includes("/"),
-        )
-        .map((other) => directoryEntry(other)),
-    ];
-    let read = false;
-    return {
-      isFile: false,
-      isDirectory: true,
-      name: path.split("/").at(-1),
-      fullPath: `/${path}`,
-      // Answers in batches, the last one empty, as browsers do.
-      createReader: () => ({
-        readEntries: (resolve: (entries: object[]) => void) => {
-          resolve(read ? [] : children);
-          read = true;
-        },
-      }),
-    };
-  };
-  const roots = Object.keys(tree).filter((path) => !path.includes("/"));
-  const items = [
-    ...roots.map((path) => ({ kind: "file", webkitGetAsEntry: () => directoryEntry(path) })),
-    ...loose.map((file) => ({
-      kind: "file",
-      webkitGetAsEntry: () => fileEntry(file, `/${file.name}`),
-    })),
-  ];
-  return { types: ["Files"], items, files: loose, dropEffect: "none" };
 }
 
 describe("CairnUpload", () => {
@@ -141,7 +102,7 @@ describe("CairnUpload", () => {
   it("keeps a dropped folder's tree and shows the drag-over state", async () => {
     const { view, service } = setup();
     const root = view.container.firstElementChild as HTMLElement;
-    const transfer = dropped(
+    const transfer = folderDrop(
       { photos: [fakeFile("a.png", 10, "image/png")], "photos/2024": [fakeFile("b.png", 20)] },
       [fakeFile("readme.txt", 5)],
     );

@@ -41,7 +41,7 @@ interface MenuState {
  * </CairnProvider>
  */
 export function CairnFileManager(props: CairnFileManagerProps) {
-  const store = useFileManagerStore(props);
+  const store = useFileManagerStore(props, "CairnFileManager");
   const [menu, setMenu] = useState<MenuState | undefined>();
   const [deleting, setDeleting] = useState<readonly string[] | undefined>();
   const focusView = useRef<(() => void) | undefined>(undefined);

@@ -24,13 +24,23 @@ export function ContextMenu({
   const menu = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
-    menu.current?.querySelector<HTMLElement>("[role=menuitem]:not([aria-disabled=true])")?.focus();
+    const element = menu.current;
+    // Kept inside the window: a menu opened near an edge opens towards the middle.
+    if (element !== null) {
+      const box = element.getBoundingClientRect();
+      if (box.right > window.innerWidth)
+        element.style.left = `${Math.max(0, point.x - box.width)}px`;
+      if (box.bottom > window.innerHeight) {
+        element.style.top = `${Math.max(0, point.y - box.height)}px`;
+      }
+    }
+    element?.querySelector<HTMLElement>("[role=menuitem]:not([aria-disabled=true])")?.focus();
     const outside = (event: PointerEvent) => {
       if (!menu.current?.contains(event.target as Node)) onClose();
     };
     document.addEventListener("pointerdown", outside, true);
     return () => document.removeEventListener("pointerdown", outside, true);
-  }, [onClose]);
+  }, [onClose, point]);
 
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     const enabled = [

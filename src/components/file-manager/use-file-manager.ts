@@ -55,8 +55,12 @@ export function useStoreCell<T>(cell: ReadonlyCell<T>): T {
  * mounted (reads, file events), kept in step with controlled props. Subscribes to nothing:
  * read what you show with {@link useStoreCell}.
  */
-export function useFileManagerStore(options: UseFileManagerOptions): FileManagerStore {
-  const { connection, sandboxId } = useSandboxTarget("useFileManager", options);
+export function useFileManagerStore(
+  options: UseFileManagerOptions,
+  /** Named in the error thrown when no connection or sandbox is given. */
+  component = "useFileManager",
+): FileManagerStore {
+  const { connection, sandboxId } = useSandboxTarget(component, options);
   const { endpoint, token, apiKey, fetch: fetchFunction } = connection;
   // biome-ignore lint/correctness/useExhaustiveDependencies: a new store per target only; the rest is synced below
   const store = useMemo(

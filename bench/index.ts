@@ -7,6 +7,7 @@ import { runAnalyticsBench } from "./analytics.js";
 import { runEgressBench } from "./egress.js";
 import { runIngestBench } from "./ingest.js";
 import { runOtlpBench } from "./otlp.js";
+import { runReactBench } from "./react.js";
 import { runSandboxBench } from "./sandbox.js";
 import { runStartupBench } from "./startup.js";
 import { runTracingBench } from "./tracing.js";
@@ -19,6 +20,7 @@ const benchmarks: Readonly<Record<string, () => Promise<void>>> = {
   analytics: runAnalyticsBench,
   sandbox: runSandboxBench,
   egress: runEgressBench,
+  react: runReactBench,
 };
 
 const requested = process.argv.slice(2);

@@ -4,13 +4,12 @@
 import { describe, expect, it } from "vitest";
 import {
   type KitEntry,
+  kB,
   kitBudgets,
   kitEntries,
   measureEntry,
   measureStyles,
 } from "../scripts/kit-bundle.js";
-
-const kB = (bytes: number) => `${(bytes / 1000).toFixed(1)} kB`;
 
 describe("the React kit's bundle budgets (min+gzip, React external)", () => {
   for (const entry of Object.keys(kitEntries) as KitEntry[]) {

@@ -1,0 +1,64 @@
+// The example page: the four components of the kit on one sandbox, as an AI app embeds them.
+// The page asks its own backend (server.ts) for a sandbox token; it never sees the API key.
+import {
+  CairnChat,
+  CairnFileManager,
+  CairnProvider,
+  CairnStatus,
+  CairnUpload,
+} from "cairn-ai/react";
+import "cairn-ai/react/styles.css";
+import "./app.css";
+import { StrictMode, useEffect, useState } from "react";
+import { createRoot } from "react-dom/client";
+
+interface AppSession {
+  readonly endpoint: string;
+  readonly sandboxId: string;
+  readonly token: string;
+}
+
+function App() {
+  const [session, setSession] = useState<AppSession | undefined>();
+  const [problem, setProblem] = useState<string | undefined>();
+  // The folder the file manager shows is where uploads go.
+  const [directory, setDirectory] = useState("/workspace");
+  useEffect(() => {
+    fetch("/api/session")
+      .then(async (response) => {
+        if (!response.ok) throw new Error(`the app's backend answered ${response.status}`);
+        setSession((await response.json()) as AppSession);
+      })
+      .catch((error: unknown) =>
+        setProblem(error instanceof Error ? error.message : String(error)),
+      );
+  }, []);
+  if (problem !== undefined) return <p role="alert">Could not start: {problem}</p>;
+  if (session === undefined) return <p>Starting your sandbox…</p>;
+  return (
+    <CairnProvider endpoint={session.endpoint} token={session.token} sandboxId={session.sandboxId}>
+      <main className="app">
+        <h1>Your sandbox</h1>
+        <section className="app-status" aria-label="Sandbox status" data-testid="status">
+          <CairnStatus />
+        </section>
+        <section className="app-files" aria-label="Files" data-testid="files">
+          <CairnUpload directory={directory} />
+          <CairnFileManager onDirectoryChange={setDirectory} style={{ height: 360 }} />
+        </section>
+        <section className="app-chat" aria-label="Assistant" data-testid="chat">
+          <CairnChat api="/api/chat" style={{ height: 480 }} />
+        </section>
+      </main>
+    </CairnProvider>
+  );
+}
+
+const root = document.getElementById("root");
+if (root !== null) {
+  createRoot(root).render(
+    <StrictMode>
+      <App />
+    </StrictMode>,
+  );
+}

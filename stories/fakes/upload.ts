@@ -80,6 +80,7 @@ export function createUploadService(options: UploadServiceOptions = {}) {
     return normal;
   };
   const requests: string[] = [];
+  const signed: Array<{ path: string; method: string; maxBytes: number | null }> = [];
 
   const fakeFetch: typeof fetch = async (input, init) => {
     const url = new URL(typeof input === "string" ? input : (input as Request).url);
@@ -89,7 +90,9 @@ export function createUploadService(options: UploadServiceOptions = {}) {
     if (!headers.get("authorization")?.startsWith("Bearer ")) {
       return json(401, { error: "unauthorized", message: "give a token or an API key" });
     }
-    const match = url.pathname.match(/^\/api\/sandboxes\/([^/]+)\/files(\/stat|\/mkdir)?$/);
+    const match = url.pathname.match(
+      /^\/api\/sandboxes\/([^/]+)\/files(\/stat|\/mkdir|\/signed-url)?$/,
+    );
     if (match === null)
       return json(404, { error: "not_found", message: `no route ${url.pathname}` });
     if (decodeURIComponent(match[1] ?? "") !== sandboxId) {
@@ -97,6 +100,26 @@ export function createUploadService(options: UploadServiceOptions = {}) {
         error: "sandbox_not_found",
         message: `sandbox ${match[1]} not found`,
         sandbox_id: match[1],
+      });
+    }
+    if (match[2] === "/signed-url" && method === "POST") {
+      const body = JSON.parse(String(init?.body ?? "{}")) as {
+        path?: string;
+        method?: string;
+        expiresInSeconds?: number;
+        maxBytes?: number;
+      };
+      const path = confined(body.path ?? null);
+      if (typeof path !== "string") return path;
+      const expiresAt = new Date(Date.now() + (body.expiresInSeconds ?? 900) * 1000).toISOString();
+      const query = new URLSearchParams({ path, method: body.method ?? "GET", sig: "fake" });
+      signed.push({ path, method: body.method ?? "GET", maxBytes: body.maxBytes ?? null });
+      return json(200, {
+        url: `${endpoint}/api/sandboxes/${sandboxId}/files/signed?${query}`,
+        method: body.method ?? "GET",
+        path,
+        expiresAt,
+        maxBytes: body.maxBytes ?? null,
       });
     }
     if (match[2] === "/mkdir" && method === "POST") {
@@ -188,6 +211,8 @@ export function createUploadService(options: UploadServiceOptions = {}) {
     uploader,
     /** Every request the fetch saw ("GET /api/…?path=…"). */
     requests,
+    /** The signed URLs asked for. */
+    signed,
     has: (path: string) => nodes.has(path),
     node: (path: string) => nodes.get(path),
     paths: () => [...nodes.keys()].sort(),

@@ -127,7 +127,7 @@ const UploadRow = memo(function UploadRow({ store, id }: RowProps) {
  */
 export function CairnUpload(props: CairnUploadProps) {
   const { theme, label, ...options } = props;
-  const upload = useUpload(options);
+  const upload = useUpload(options, "CairnUpload");
   const { ids, store, addFromDataTransfer } = upload;
   const root = useRef<HTMLElement>(null);
   const input = useRef<HTMLInputElement>(null);
@@ -194,6 +194,7 @@ export function CairnUpload(props: CairnUploadProps) {
         if (depth.current === 0) setDragging(false);
       }}
       onDrop={(event) => {
+        if (!hasFiles(event)) return;
         event.preventDefault();
         depth.current = 0;
         setDragging(false);

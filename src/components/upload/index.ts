@@ -2,6 +2,7 @@
 export { CairnUpload, type CairnUploadProps } from "./cairn-upload.js";
 export { filesFromDataTransfer } from "./folder.js";
 export { formatSize } from "./limits.js";
+export { signedUrlUploader } from "./signed-url-uploader.js";
 export {
   type ConflictPolicy,
   type Uploader,

@@ -41,8 +41,8 @@ export interface UseUpload {
  * const upload = useUpload({ directory: "/workspace/data", maxFileSize: 50 << 20 });
  * <input type="file" multiple onChange={(event) => upload.add(event.target.files ?? [])} />
  */
-export function useUpload(options: UseUploadOptions = {}): UseUpload {
-  const { connection, sandboxId } = useSandboxTarget("useUpload", options);
+export function useUpload(options: UseUploadOptions = {}, component = "useUpload"): UseUpload {
+  const { connection, sandboxId } = useSandboxTarget(component, options);
   const [made] = useState(() => new UploadStore());
   const store = options.store ?? made;
   const { store: _, ...rest } = options;

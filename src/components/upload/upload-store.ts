@@ -110,6 +110,7 @@ export class UploadStore {
   readonly #announcementListeners = new Set<Listener>();
   readonly #allListeners = new Set<Listener>();
   #itemsSnapshot: readonly UploadItem[] | undefined;
+  #settledCount: number | undefined;
 
   constructor(options: UploadStoreOptions = {}) {
     this.#options = options;
@@ -152,7 +153,11 @@ export class UploadStore {
   };
 
   /** How many files are finished (done, failed, cancelled or skipped). */
-  getSettledCount = (): number => this.getItems().filter((item) => settled.has(item.state)).length;
+  getSettledCount = (): number => {
+    // Counted again only after a state changed, not on each progress event.
+    this.#settledCount ??= this.getItems().filter((item) => settled.has(item.state)).length;
+    return this.#settledCount;
+  };
 
   /** Every file, in order: a new array on any change. */
   getItems = (): readonly UploadItem[] => {
@@ -207,6 +212,7 @@ export class UploadStore {
     for (const item of added) this.#items.set(item.id, item);
     this.#ids = [...this.#ids, ...added.map((item) => item.id)];
     this.#itemsSnapshot = undefined;
+    this.#settledCount = undefined;
     for (const listener of this.#listeners) listener();
     for (const listener of this.#allListeners) listener();
     if (refused.length > 0) this.#announce(refused.join(". "));
@@ -244,6 +250,7 @@ export class UploadStore {
     this.#itemListeners.delete(id);
     this.#ids = this.#ids.filter((other) => other !== id);
     this.#itemsSnapshot = undefined;
+    this.#settledCount = undefined;
     for (const listener of this.#listeners) listener();
     for (const listener of this.#allListeners) listener();
   }
@@ -281,6 +288,7 @@ export class UploadStore {
     const next = { ...item, ...change };
     this.#items.set(id, next);
     this.#itemsSnapshot = undefined;
+    if (next.state !== item.state) this.#settledCount = undefined;
     for (const listener of this.#itemListeners.get(id) ?? []) listener();
     for (const listener of this.#allListeners) listener();
     return next;

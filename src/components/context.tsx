@@ -13,6 +13,21 @@ export interface CairnKitContext {
   readonly sessionId: string;
   /** Traces each chat turn (the provider's client loads the tracing SDK on the first). */
   readonly chatTracer: ChatTracer | undefined;
+  /** What a file manager and an upload box under the same provider share. */
+  readonly sharedFolder?: SharedFolder | undefined;
+}
+
+/**
+ * The folder a file manager shows, which an upload box on the same page uploads into unless it
+ * is given a directory; and the files uploaded, which the file manager reads its folder again
+ * for.
+ */
+export interface SharedFolder {
+  readonly get: () => string | undefined;
+  readonly set: (path: string) => void;
+  readonly subscribe: (listener: () => void) => () => void;
+  readonly uploaded: (path: string) => void;
+  readonly subscribeUploads: (listener: (path: string) => void) => () => void;
 }
 
 export const CairnKitReactContext = createContext<CairnKitContext | undefined>(undefined);

@@ -7,6 +7,7 @@ import {
   type TokenUsageCounts,
 } from "./cairn-client.js";
 import { CairnClientContext } from "./client-context.js";
+import { createSharedFolder } from "./shared-folder.js";
 
 export interface CairnProviderProps extends CairnClientOptions {
   /** A client made with `createCairnClient()`, instead of the options. */
@@ -66,6 +67,7 @@ export function CairnProvider({ client, children, ...options }: CairnProviderPro
       sandboxId: current.sandboxId,
       sessionId: current.session.id,
       chatTracer: current.chatTracer,
+      sharedFolder: createSharedFolder(),
     }),
     [current],
   );

@@ -21,8 +21,6 @@ interface AppSession {
 function App() {
   const [session, setSession] = useState<AppSession | undefined>();
   const [problem, setProblem] = useState<string | undefined>();
-  // The folder the file manager shows is where uploads go.
-  const [directory, setDirectory] = useState("/workspace");
   useEffect(() => {
     fetch("/api/session")
       .then(async (response) => {
@@ -43,8 +41,9 @@ function App() {
           <CairnStatus />
         </section>
         <section className="app-files" aria-label="Files" data-testid="files">
-          <CairnUpload directory={directory} />
-          <CairnFileManager onDirectoryChange={setDirectory} style={{ height: 360 }} />
+          {/* Uploads go to the folder the file manager shows, which lists them when done. */}
+          <CairnUpload />
+          <CairnFileManager style={{ height: 360 }} />
         </section>
         <section className="app-chat" aria-label="Assistant" data-testid="chat">
           <CairnChat api="/api/chat" style={{ height: 480 }} />

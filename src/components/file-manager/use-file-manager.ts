@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useSyncExternalStore } from "react";
 import type { CairnConnection } from "../client/connection.js";
 import type { FileEntry } from "../client/files.js";
-import { useSandboxTarget } from "../context.js";
+import { useOptionalCairnKit, useSandboxTarget } from "../context.js";
 import type { ReadonlyCell } from "./cell.js";
 import { FileManagerStore } from "./file-manager-store.js";
 import { sandboxFileService } from "./file-service.js";
@@ -101,10 +101,21 @@ export function useFileManagerStore(
   }, [store, options.view]);
   const path = useStoreCell(store.path);
   const { onDirectoryChange } = options;
+  const sharedFolder = useOptionalCairnKit()?.sharedFolder;
   // biome-ignore lint/correctness/useExhaustiveDependencies: told on a change of folder, not of callback
   useEffect(() => {
     onDirectoryChange?.(path);
-  }, [path]);
+    sharedFolder?.set(path);
+  }, [path, sharedFolder]);
+  // An upload box under the same provider finished a file: its folder is read again now, not
+  // when (or whether) the sandbox's file events tell.
+  useEffect(
+    () =>
+      sharedFolder?.subscribeUploads((uploaded) => {
+        void store.refresh(uploaded.slice(0, uploaded.lastIndexOf("/")) || "/");
+      }),
+    [sharedFolder, store],
+  );
   return store;
 }
 

@@ -11,7 +11,12 @@ import {
 import { relativePathOf } from "./folder.js";
 import { acceptList, formatSize } from "./limits.js";
 import type { UploadItem, UploadStore } from "./upload-store.js";
-import { type UseUploadOptions, useUpload, useUploadItem } from "./use-upload.js";
+import {
+  type UseUploadOptions,
+  useSharedDirectory,
+  useUpload,
+  useUploadItem,
+} from "./use-upload.js";
 
 export interface CairnUploadProps extends UseUploadOptions {
   /** Absent: follows `prefers-color-scheme`. */
@@ -156,7 +161,7 @@ export function CairnUpload(props: CairnUploadProps) {
   }, [addFromDataTransfer]);
 
   const accepted = acceptList(options.accept);
-  const directory = options.directory ?? "/workspace";
+  const directory = useSharedDirectory(options.directory);
   const hint = [
     options.maxFileSize !== undefined && `up to ${formatSize(options.maxFileSize)} each`,
     options.maxFiles !== undefined && `${options.maxFiles} files at most`,

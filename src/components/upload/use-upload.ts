@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState, useSyncExternalStore } from "react";
 import type { CairnConnection } from "../client/connection.js";
-import { useSandboxTarget } from "../context.js";
+import { useOptionalCairnKit, useSandboxTarget } from "../context.js";
 import { filesFromDataTransfer } from "./folder.js";
 import {
   type UploadInput,
@@ -46,9 +46,21 @@ export function useUpload(options: UseUploadOptions = {}, component = "useUpload
   const [made] = useState(() => new UploadStore());
   const store = options.store ?? made;
   const { store: _, ...rest } = options;
+  // Without a directory, the folder a file manager under the same provider shows.
+  const directory = useSharedDirectory(options.directory);
+  const sharedFolder = useOptionalCairnKit()?.sharedFolder;
   // The store takes the latest props after each render (callbacks included).
   useEffect(() => {
-    store.setOptions({ ...rest, connection, sandboxId });
+    store.setOptions({
+      ...rest,
+      directory,
+      connection,
+      sandboxId,
+      onUploaded(path, item) {
+        sharedFolder?.uploaded(path);
+        rest.onUploaded?.(path, item);
+      },
+    });
   });
   // A store the hook made dies with it; a store the caller passed is the caller's to stop.
   useEffect(() => () => made.dispose(), [made]);
@@ -74,6 +86,18 @@ export function useUpload(options: UseUploadOptions = {}, component = "useUpload
     remove: useCallback((id: string) => store.remove(id), [store]),
     clearFinished: useCallback(() => store.clearFinished(), [store]),
   };
+}
+
+/** The directory given, else the shared folder of the provider, else /workspace. */
+export function useSharedDirectory(given: string | undefined): string {
+  const sharedFolder = useOptionalCairnKit()?.sharedFolder;
+  const subscribe = useCallback(
+    (listener: () => void) => sharedFolder?.subscribe(listener) ?? (() => undefined),
+    [sharedFolder],
+  );
+  const get = useCallback(() => sharedFolder?.get(), [sharedFolder]);
+  const shared = useSyncExternalStore(subscribe, get, () => undefined);
+  return given ?? shared ?? "/workspace";
 }
 
 /** One file of an upload queue; re-renders only when that file changes. */

@@ -98,8 +98,7 @@ export interface UploadOptions {
 
 /**
  * Writes `file` to `path` in the sandbox, streamed from disk by the browser (never read whole
- * into memory), with upload progress. XMLHttpRequest, because fetch reports no upload progress
- * and streams a request body only over HTTP/2.
+ * into memory), with upload progress.
  */
 export function uploadFile(
   connection: CairnConnection,
@@ -108,12 +107,35 @@ export function uploadFile(
   file: Blob,
   options: UploadOptions = {},
 ): Promise<{ path: string; bytes: number }> {
+  return putWithProgress(
+    serviceUrl(connection, filesPath(sandboxId, "", path)),
+    connectionHeaders(connection),
+    path,
+    file,
+    options,
+  );
+}
+
+/**
+ * PUTs `file` to `url` and reads the files API's answer. XMLHttpRequest, because fetch reports
+ * no upload progress and streams a request body only over HTTP/2.
+ */
+export function putWithProgress(
+  url: string,
+  headers: Readonly<Record<string, string>>,
+  path: string,
+  file: Blob,
+  options: UploadOptions = {},
+): Promise<{ path: string; bytes: number }> {
+  const cancelled = () => new DOMException("the upload was cancelled", "AbortError");
   return new Promise((resolve, reject) => {
-    const request = new XMLHttpRequest();
-    request.open("PUT", serviceUrl(connection, filesPath(sandboxId, "", path)));
-    for (const [name, value] of Object.entries(connectionHeaders(connection))) {
-      request.setRequestHeader(name, value);
+    if (options.signal?.aborted) {
+      reject(cancelled());
+      return;
     }
+    const request = new XMLHttpRequest();
+    request.open("PUT", url);
+    for (const [name, value] of Object.entries(headers)) request.setRequestHeader(name, value);
     request.setRequestHeader("content-type", "application/octet-stream");
     request.upload.onprogress = (event) =>
       options.onProgress?.(event.loaded, event.total || file.size);
@@ -137,12 +159,8 @@ export function uploadFile(
       }
     };
     request.onerror = () =>
-      reject(new CairnRequestError(0, "network_error", `could not reach ${connection.endpoint}`));
-    request.onabort = () => reject(new DOMException("the upload was cancelled", "AbortError"));
-    if (options.signal?.aborted) {
-      reject(new DOMException("the upload was cancelled", "AbortError"));
-      return;
-    }
+      reject(new CairnRequestError(0, "network_error", `could not reach ${new URL(url).origin}`));
+    request.onabort = () => reject(cancelled());
     options.signal?.addEventListener("abort", () => request.abort(), { once: true });
     request.send(file);
   });

@@ -125,6 +125,32 @@ describe("the sandbox event stream", () => {
     }
   });
 
+  it("tells a client that connects while a command runs of that command", async (context) => {
+    needSandboxes(context, suite.t);
+    const exec = await suite.sandbox.exec(["sh", "-c", "sleep 3"]);
+    const stream = follow(suite.sandbox.id, await tokenFor(suite.sandbox));
+    try {
+      const running = await stream.until(
+        (event) => event.type === "exec" && event.exec.execId === exec.execId,
+        "exec (already running)",
+      );
+      expect(running.type === "exec" && running.exec).toMatchObject({
+        state: "running",
+        command: "sh -c sleep 3",
+      });
+      await exec.wait();
+      await stream.until(
+        (event) =>
+          event.type === "exec" &&
+          event.exec.execId === exec.execId &&
+          event.exec.state === "ended",
+        "exec ended",
+      );
+    } finally {
+      stream.stop();
+    }
+  });
+
   it("resumes after Last-Event-ID with the events missed", async (context) => {
     needSandboxes(context, suite.t);
     const t = suite.t as TestServer;

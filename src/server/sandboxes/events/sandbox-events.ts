@@ -86,6 +86,17 @@ class SandboxEventHub {
     return { id: this.nextId(), event: "state", data: { sandbox: this.#record } };
   }
 
+  /**
+   * An `exec` message for each command running now, not kept: a client that connects while a
+   * command runs learns of it, which the start event it missed would have told it.
+   */
+  runningExecMessages(): SandboxEventMessage[] {
+    return this.runner
+      .execs(this.projectId, this.sandboxId)
+      .filter((exec) => exec.state === "running")
+      .map((exec) => ({ id: this.nextId(), event: "exec", data: { exec: execEvent(exec) } }));
+  }
+
   close(): void {
     if (this.#timer !== undefined) clearInterval(this.#timer);
     if (this.#linger !== undefined) clearTimeout(this.#linger);
@@ -218,7 +229,8 @@ export class SandboxEvents {
   constructor(private readonly runner: SandboxRunner) {}
 
   /**
-   * Follows a sandbox: `listener` gets a `state` message at once, the events after
+   * Follows a sandbox: `listener` gets a `state` message at once, an `exec` message for each
+   * command running now, the events after
    * `lastEventId` that are still kept, then each new one; a message with `data: null` means the
    * sandbox has ended and nothing more comes. Throws SandboxNotFoundError for an unknown sandbox.
    */
@@ -250,6 +262,7 @@ export class SandboxEvents {
       this.#hubs.set(key, made);
     }
     listener(hub.stateMessage());
+    for (const message of hub.runningExecMessages()) listener(message);
     return hub.subscribe(listener, lastEventId);
   }
 

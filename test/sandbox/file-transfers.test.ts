@@ -167,6 +167,31 @@ describe("an upload cut off by its client", () => {
   });
 });
 
+describe("an upload whose file cannot be put in place", () => {
+  it("is refused with a reason, and leaves no temporary file behind", async (context) => {
+    needSandboxes(context, suite.t);
+    const box = suite.sandbox;
+    await box.files.mkdir("a-directory");
+    // A name over the file system's 255 bytes, and a directory where the file would go.
+    for (const [path, reason] of [
+      [`${"n".repeat(300)}.txt`, /name too long/i],
+      ["a-directory", /directory/i],
+      ["/workspace/", /workspace directory/],
+    ] as const) {
+      const put = await suite.t?.call(
+        "PUT",
+        `/api/sandboxes/${box.id}/files?path=${encodeURIComponent(path)}`,
+        "content",
+      );
+      const body = await put?.json();
+      expect([path.length, put?.status]).toEqual([path.length, 400]);
+      expect(body.message).toMatch(reason);
+    }
+    const names = (await box.files.list()).map((entry) => entry.name);
+    expect(names.filter((name) => name.startsWith(".cairn-upload-"))).toEqual([]);
+  });
+});
+
 describe("file operations", () => {
   it("run 16 at a time in a sandbox at most; the next is told to wait (429)", async (context) => {
     needSandboxes(context, suite.t);

@@ -148,7 +148,9 @@ function fileError(stderr: string, what: string): CairnError {
     return new CairnError("invalid_request", `${what}: ${detail || "not permitted"}`);
   }
   if (
-    /Is a directory|Not a directory|File exists|Directory not empty|File name too long/.test(stderr)
+    /Is a directory|Not a directory|File exists|Directory not empty|File name too long|cannot overwrite directory/.test(
+      stderr,
+    )
   ) {
     return new CairnError("invalid_request", `${what}: ${detail}`);
   }
@@ -275,6 +277,12 @@ export async function writeFileStream(
   body: Readable,
   maxBytes = Number.POSITIVE_INFINITY,
 ): Promise<{ bytes: number }> {
+  if (path === workspaceRoot) {
+    throw new CairnError(
+      "invalid_request",
+      `write ${path}: that is the workspace directory; name a file in it`,
+    );
+  }
   const temporary = posix.join(
     posix.dirname(path),
     `.cairn-upload-${randomBytes(8).toString("hex")}`,
@@ -310,7 +318,15 @@ export async function writeFileStream(
     if (written.status === "rejected") throw written.reason;
     throw new CairnError("invalid_request", `write ${path}: the upload was cut off before its end`);
   }
-  await complete(inSandbox(sandbox, ["mv", "-T", "--", temporary, path]), `write ${path}`);
+  try {
+    await complete(inSandbox(sandbox, ["mv", "-T", "--", temporary, path]), `write ${path}`);
+  } catch (error) {
+    // A name the file system refuses, or a directory in the way: the upload goes, all of it.
+    await complete(inSandbox(sandbox, ["rm", "-f", "--", temporary]), `write ${path}`).catch(
+      () => undefined,
+    );
+    throw error;
+  }
   return { bytes };
 }
 

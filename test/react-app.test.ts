@@ -4,6 +4,7 @@
 // the chat to run a command and sees its output stream in the tool card, and sees the status
 // change. A screenshot of each component goes to test/.artifacts/ (ignored by git).
 import { mkdir } from "node:fs/promises";
+import { request } from "node:http";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
@@ -169,6 +170,43 @@ describe("the example app in chromium, on a real sandbox", { timeout: 60_000 }, 
     );
     // The exec is over: the status no longer lists it.
     await expect.poll(() => status.innerText(), { timeout: 10_000 }).not.toContain("line-$i");
+  });
+
+  it("says which model did not answer, when it does not, with a retry", async (context) => {
+    needChromium(context, suite.chromium);
+    needSandboxes(context, suite.t);
+    const page = suite.page as Page;
+    const chat = page.getByTestId("chat");
+    // The model server's script has run out: it answers 500 from now on.
+    await chat.getByRole("textbox", { name: "Message" }).fill("And now?");
+    await chat.getByRole("textbox", { name: "Message" }).press("Enter");
+    await expect
+      .poll(() => chat.innerText(), { timeout: 20_000 })
+      .toMatch(/The model at http:\/\/127\.0\.0\.1:\d+\/v1 did not answer/);
+    expect(await chat.getByRole("button", { name: /retry/i }).count()).toBeGreaterThan(0);
+  });
+
+  it("gives a token only to its own origin: another Host (a rebound DNS name) gets 421", async (context) => {
+    needChromium(context, suite.chromium);
+    needSandboxes(context, suite.t);
+    const { port } = new URL(suite.app?.url as string);
+    const status = await new Promise<number | undefined>((resolve, reject) => {
+      const asked = request(
+        {
+          host: "127.0.0.1",
+          port,
+          path: "/api/session",
+          headers: { host: `evil.example:${port}` },
+        },
+        (answer) => {
+          answer.resume();
+          resolve(answer.statusCode);
+        },
+      );
+      asked.on("error", reject);
+      asked.end();
+    });
+    expect(status).toBe(421);
   });
 
   it("logged no error in the page", (context) => {

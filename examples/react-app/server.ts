@@ -1,8 +1,8 @@
 // The example app's backend: what an AI app built on Cairn runs next to its page. It holds the
 // project's API key (the browser never sees it): it creates the app's sandbox, gives the page a
 // short-lived token of that sandbox, and answers the chat with the AI SDK, whose model can run
-// commands in the sandbox. Run it with `npm run example:react` (it starts `cairn dev` itself
-// when CAIRN_URL is not set); the end-to-end test starts it with a local model server.
+// commands in the sandbox. Run it with `npm run example:react` (against the service of
+// `npm start`); the end-to-end test starts it with a local model server.
 
 import { once } from "node:events";
 import { readFile } from "node:fs/promises";
@@ -58,9 +58,23 @@ function sendJson(response: ServerResponse, status: number, body: unknown): void
   response.end(JSON.stringify(body));
 }
 
+/** How long the sandbox and the page's token live; each visit of the page extends both. */
+const lifetimeSeconds = 3600;
+
+/** The cause of a failed model call, as one line the user can act on. */
+function modelProblem(error: unknown, baseURL: string): string {
+  const detail = error instanceof Error ? error.message : String(error);
+  return `The model at ${baseURL} did not answer: ${detail.slice(0, 300)}`;
+}
+
 export async function startExampleApp(options: ExampleAppOptions): Promise<ExampleApp> {
   const connection = { endpoint: options.cairnUrl, apiKey: options.cairnApiKey };
-  const sandbox = await Sandbox.create({ ...connection, tags: { app: "react-example" } });
+  const createSandbox = () =>
+    Sandbox.create({ ...connection, timeout: lifetimeSeconds, tags: { app: "react-example" } });
+  let sandbox = await createSandbox();
+  // The page's origins, known once the server listens: a token is bound to one of them, never
+  // to a Host header a request makes up (a rebound DNS name would get a token of its own).
+  let origins: ReadonlySet<string> = new Set();
   const provider = createOpenAI({
     baseURL: options.modelBaseURL,
     apiKey: options.modelApiKey ?? "not-needed",
@@ -96,12 +110,22 @@ export async function startExampleApp(options: ExampleAppOptions): Promise<Examp
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? "/", "http://localhost");
+    const origin = `http://${request.headers.host ?? ""}`;
+    if (!origins.has(origin)) {
+      sendJson(response, 421, { error: "misdirected", message: `this app is not ${origin}` });
+      return;
+    }
     if (url.pathname === "/api/session" && request.method === "GET") {
-      // A token for this page's origin only, with what the components need.
-      const origin = `http://${request.headers.host}`;
+      // The sandbox lives while the page is used: extended on each visit, made again if it
+      // has ended. The token is for this page's origin only, with what the components need.
+      try {
+        await sandbox.setTimeout(lifetimeSeconds);
+      } catch {
+        sandbox = await createSandbox();
+      }
       const { token, expiresAt } = await sandbox.createToken({
         scopes: ["read", "write", "exec"],
-        expiresIn: 3600,
+        expiresIn: lifetimeSeconds,
         origin,
       });
       sendJson(response, 200, {
@@ -120,10 +144,14 @@ export async function startExampleApp(options: ExampleAppOptions): Promise<Examp
         messages: await convertToModelMessages(messages),
         tools: { sandbox_exec: sandboxExec },
         stopWhen: stepCountIs(4),
+        onError: ({ error }) =>
+          console.error(`example app: ${modelProblem(error, options.modelBaseURL)}`),
       });
       void pipeUIMessageStreamToResponse({
         response,
         stream: result.toUIMessageStream({
+          // The AI SDK says only "An error occurred." unless told what to show.
+          onError: (error) => modelProblem(error, options.modelBaseURL),
           messageMetadata: ({ part }) =>
             part.type === "finish" ? { usage: part.totalUsage, model: options.model } : undefined,
         }),
@@ -154,9 +182,12 @@ export async function startExampleApp(options: ExampleAppOptions): Promise<Examp
   server.listen(options.port ?? 0, "127.0.0.1");
   await once(server, "listening");
   const { port } = server.address() as AddressInfo;
+  origins = new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
   return {
     url: `http://127.0.0.1:${port}`,
-    sandbox,
+    get sandbox() {
+      return sandbox;
+    },
     async close() {
       server.closeAllConnections();
       server.close();

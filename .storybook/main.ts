@@ -3,7 +3,10 @@ import type { StorybookConfig } from "@storybook/react-vite";
 const config: StorybookConfig = {
   stories: ["../stories/**/*.stories.@(ts|tsx)"],
   addons: ["@storybook/addon-a11y", "@storybook/addon-vitest"],
-  framework: { name: "@storybook/react-vite", options: {} },
+  framework: {
+    name: "@storybook/react-vite",
+    options: { builder: { viteConfigPath: ".storybook/vite.config.ts" } },
+  },
   core: { disableTelemetry: true },
   viteFinal: async (viteConfig) => {
     const { fileURLToPath } = await import("node:url");

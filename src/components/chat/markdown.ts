@@ -14,7 +14,15 @@ export function escapeHtml(text: string): string {
 }
 
 const linkProtocols = /^(https?:|mailto:)/i;
-const imageProtocols = /^https?:/i;
+
+/** The host of a URL, to show where a link goes; empty when it is not a URL. */
+function hostOf(href: string): string {
+  try {
+    return new URL(href).host;
+  } catch {
+    return "";
+  }
+}
 
 function createMarked(highlight: Highlight | undefined): Marked {
   return new Marked({
@@ -29,10 +37,14 @@ function createMarked(highlight: Highlight | undefined): Marked {
         const title = token.title ? ` title="${escapeHtml(token.title)}"` : "";
         return `<a href="${escapeHtml(token.href)}"${title} target="_blank" rel="noopener noreferrer">${text}</a>`;
       },
+      // An image is never loaded by itself: a model steered by a prompt injection could put
+      // what it read into the image's URL, and the browser would send it on render. It is a
+      // link the user may follow, showing where it goes.
       image({ href, title, text }: Tokens.Image) {
-        if (!imageProtocols.test(href)) return escapeHtml(text);
+        const label = `image: ${text || "untitled"}`;
+        if (!/^https?:/i.test(href)) return escapeHtml(label);
         const titled = title ? ` title="${escapeHtml(title)}"` : "";
-        return `<img src="${escapeHtml(href)}" alt="${escapeHtml(text)}"${titled} loading="lazy">`;
+        return `<a href="${escapeHtml(href)}"${titled} target="_blank" rel="noopener noreferrer">${escapeHtml(label)}</a> <span class="cairn-chat-link-host">(${escapeHtml(hostOf(href))})</span>`;
       },
       code({ text, lang }: Tokens.Code) {
         const language = (lang ?? "").trim().split(/\s/)[0]?.toLowerCase() ?? "";

@@ -9,7 +9,18 @@ export async function* readEventData(
   body: ReadableStream<Uint8Array>,
   signal: AbortSignal,
 ): AsyncGenerator<string> {
-  for await (const event of readServerSentEvents(body, signal)) yield event.data;
+  try {
+    // Stopping cancels the body at once, whatever the fetch that gave it does with the signal.
+    const stoppable = body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>(), { signal });
+    for await (const event of readServerSentEvents(stoppable)) yield event.data;
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    throw new ChatError(
+      "protocol_error",
+      `the answer's stream is not one the chat can read: ${error.message}`,
+      { cause: error },
+    );
+  }
 }
 
 /** Parses one event's JSON, or says which backend answered something else. */

@@ -60,13 +60,23 @@ export interface SandboxEventHandlers {
   readonly onStreamState?: (state: EventStreamState, error?: Error) => void;
 }
 
+/**
+ * How long the service may take to answer, or an open stream stay silent (the service sends a
+ * comment every 15 s), before the connection counts as dropped.
+ */
+const quietMs = 40_000;
+
 const eventTypes = new Set(["state", "exec", "usage", "files"]);
+
+/** Statuses after which a sandbox sends nothing more. */
+export const finalStatuses = new Set(["stopped", "failed", "expired", "killed", "timed_out"]);
 
 /**
  * Follows a sandbox's events until the returned function is called: read with fetch (headers
- * can carry the token, which EventSource cannot), reconnected with backoff after a drop, resumed
- * from the last event seen with `Last-Event-ID`. Ends by itself when the sandbox has ended and
- * the stream closes cleanly, or on a 4xx answer (the token expired, the sandbox is gone).
+ * can carry the token, which EventSource cannot), reconnected with backoff after a drop — a
+ * stream that ends before the sandbox has, one that goes silent, an answer that does not come —
+ * and resumed from the last event seen with `Last-Event-ID`. Ends by itself once the sandbox
+ * has ended, or on a 4xx answer (the token expired, the sandbox is gone).
  */
 export function subscribeSandboxEvents(
   connection: CairnConnection,
@@ -76,47 +86,64 @@ export function subscribeSandboxEvents(
   const abort = new AbortController();
   let lastEventId: string | undefined;
   let failures = 0;
+  let sandboxEnded = false;
 
   const setState = (state: EventStreamState, error?: Error) =>
     handlers.onStreamState?.(state, error);
 
-  const readOnce = async (): Promise<"ended" | "dropped"> => {
+  const readOnce = async (): Promise<void> => {
     const headers: Record<string, string> = {
       ...connectionHeaders(connection),
       accept: "text/event-stream",
     };
     if (lastEventId !== undefined) headers["last-event-id"] = lastEventId;
-    const response = await (connection.fetch ?? fetch)(
-      serviceUrl(connection, `/api/sandboxes/${encodeURIComponent(sandboxId)}/events`),
-      { headers, signal: abort.signal, cache: "no-store" },
-    );
-    if (!response.ok) {
-      const error = await answerError(response);
-      if (response.status >= 400 && response.status < 500 && response.status !== 429) throw error;
-      return "dropped";
-    }
-    setState("open");
-    failures = 0;
-    const events = readServerSentEvents(response.body ?? new ReadableStream(), abort.signal);
-    for (;;) {
-      const next = await events.next();
-      if (next.done) return next.value.complete ? "ended" : "dropped";
-      const { event, data, id } = next.value;
-      if (id !== undefined) lastEventId = id;
-      if (!eventTypes.has(event)) continue;
-      try {
-        handlers.onEvent({ type: event, ...JSON.parse(data) } as SandboxEvent);
-      } catch {
-        // A malformed event is dropped; the next state event brings the truth again.
+    // This attempt ends with the subscription, or when the service stays quiet too long.
+    const quiet = new AbortController();
+    const signal = AbortSignal.any([abort.signal, quiet.signal]);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const heard = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => quiet.abort(), quietMs);
+    };
+    heard();
+    try {
+      const response = await (connection.fetch ?? fetch)(
+        serviceUrl(connection, `/api/sandboxes/${encodeURIComponent(sandboxId)}/events`),
+        { headers, signal, cache: "no-store" },
+      );
+      if (!response.ok) {
+        const error = await answerError(response);
+        if (response.status >= 400 && response.status < 500 && response.status !== 429) throw error;
+        return;
       }
+      setState("open");
+      failures = 0;
+      heard();
+      for await (const { event, data, id } of readServerSentEvents(
+        response.body ?? new ReadableStream(),
+        heard,
+      )) {
+        if (id !== undefined) lastEventId = id;
+        if (!eventTypes.has(event)) continue;
+        let parsed: SandboxEvent;
+        try {
+          parsed = { type: event, ...JSON.parse(data) } as SandboxEvent;
+        } catch {
+          continue; // A malformed event is dropped; the next state event brings the truth.
+        }
+        if (parsed.type === "state") sandboxEnded = finalStatuses.has(parsed.sandbox.status);
+        handlers.onEvent(parsed);
+      }
+    } finally {
+      clearTimeout(timer);
     }
   };
 
   const run = async () => {
     setState("connecting");
-    while (!abort.signal.aborted) {
+    while (!abort.signal.aborted && !sandboxEnded) {
       try {
-        if ((await readOnce()) === "ended") break;
+        await readOnce();
       } catch (error) {
         if (abort.signal.aborted) return;
         if (error instanceof Error && "status" in error) {
@@ -124,7 +151,7 @@ export function subscribeSandboxEvents(
           return;
         }
       }
-      if (abort.signal.aborted) return;
+      if (abort.signal.aborted || sandboxEnded) break;
       failures += 1;
       setState("reconnecting");
       // 0.5 s, 1 s, 2 s … up to 15 s between attempts.

@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useState, useSyncExternalStore } from "react";
 import type { CairnConnection } from "../client/connection.js";
+import { finalStatuses } from "../client/events.js";
 import { useOptionalCairnKit } from "../context.js";
 import { initialStatus, type SandboxStatusSnapshot, SandboxStatusStore } from "./status-store.js";
 
@@ -19,8 +20,6 @@ export interface SandboxStatus extends SandboxStatusSnapshot {
   readonly timeLeftMs: number | undefined;
 }
 
-/** Statuses after which a sandbox does nothing more. */
-const endedStatuses = new Set(["stopped", "failed", "expired"]);
 const idle = () => () => undefined;
 const none = () => initialStatus;
 
@@ -50,7 +49,7 @@ export function useSandboxStatus(options: UseSandboxStatusOptions = {}): Sandbox
   const getSnapshot = store?.getSnapshot ?? none;
   const snapshot = useSyncExternalStore(store?.subscribe ?? idle, getSnapshot, getSnapshot);
   const sandbox = snapshot.sandbox;
-  const running = sandbox !== undefined && !endedStatuses.has(sandbox.status);
+  const running = sandbox !== undefined && !finalStatuses.has(sandbox.status);
   // 0 until mounted: a server render and its hydration show the same (no clock).
   const [now, setNow] = useState(0);
   useEffect(() => {

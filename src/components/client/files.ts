@@ -78,16 +78,34 @@ export async function removeFile(
 }
 
 /** A URL that reads (GET) or writes once (PUT) one path without credentials, until it expires. */
-export function signedFileUrl(
+export async function signedFileUrl(
   connection: CairnConnection,
   sandboxId: string,
   path: string,
   options: { method?: "GET" | "PUT"; expiresInSeconds?: number; maxBytes?: number } = {},
 ): Promise<{ url: string; method: "GET" | "PUT"; expiresAt: string }> {
-  return cairnJson(connection, filesPath(sandboxId, "/signed-url"), {
-    method: "POST",
-    json: { path, method: options.method ?? "GET", ...options },
-  });
+  const signed = await cairnJson<{ url: string; method: "GET" | "PUT"; expiresAt: string }>(
+    connection,
+    filesPath(sandboxId, "/signed-url"),
+    { method: "POST", json: { path, method: options.method ?? "GET", ...options } },
+  );
+  // The URL is clicked or written to: it must be the service's own, never a `javascript:` URL
+  // or another site that a compromised service or a proxy between might answer with.
+  const own = new URL(connection.endpoint).origin;
+  let origin = "";
+  try {
+    origin = new URL(signed.url).origin;
+  } catch {
+    // Not a URL at all: refused below.
+  }
+  if (origin !== own) {
+    throw new CairnRequestError(
+      502,
+      "bad_signed_url",
+      `the service answered with a signed URL that is not on ${own}`,
+    );
+  }
+  return signed;
 }
 
 export interface UploadOptions {

@@ -192,8 +192,36 @@ describe("CairnFileManager grid", () => {
     await user.click(screen.getByRole("button", { name: "Download" }));
     await waitFor(() => expect(clicks).toHaveLength(1));
     expect(clicks[0]?.download).toBe("beta.txt");
-    expect(clicks[0]?.href).toMatch(/^data:/);
+    expect(clicks[0]?.href).toMatch(
+      /^http:\/\/cairn\.test\/api\/sandboxes\/[^/]+\/files\/signed\?path=%2Fworkspace%2Fbeta\.txt&/,
+    );
     expect(fake.requests.some((request) => request.url.endsWith("/files/signed-url"))).toBe(true);
+  });
+
+  it("refuses a signed URL that is not the service's own, and clicks nothing", async () => {
+    const clicks: string[] = [];
+    vi.spyOn(HTMLAnchorElement.prototype, "click").mockImplementation(function (
+      this: HTMLAnchorElement,
+    ) {
+      clicks.push(this.href);
+    });
+    const fake = new FakeFileService({ files });
+    const answerWith = fake.fetch;
+    const hostile: typeof fetch = async (input, init) =>
+      String(input).endsWith("/files/signed-url")
+        ? Response.json({ url: "javascript:alert(document.domain)", method: "GET" })
+        : answerWith(input, init);
+    render(
+      <CairnFileManager
+        connection={{ ...fake.connection(), fetch: hostile }}
+        sandboxId={fake.sandboxId}
+      />,
+    );
+    const user = userEvent.setup();
+    await user.click(await row("beta.txt"));
+    await user.click(screen.getByRole("button", { name: "Download" }));
+    expect(await screen.findByRole("alert")).toHaveTextContent(/not on http:\/\/cairn\.test/);
+    expect(clicks).toEqual([]);
   });
 
   it("opens the context menu with Shift+F10 and runs an item from the keyboard", async () => {

@@ -1,6 +1,12 @@
 import { render, screen } from "@testing-library/react";
 import { shutdown } from "cairn-ai";
-import { CairnProvider, createCairnClient, useCairn } from "cairn-ai/react";
+import {
+  CairnProvider,
+  ChatStore,
+  type ChatTransport,
+  createCairnClient,
+  useCairn,
+} from "cairn-ai/react";
 import { memoryExporter } from "cairn-ai/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
 
@@ -128,5 +134,30 @@ describe("CairnProvider and useCairn()", () => {
     } finally {
       page.happyDOM.setURL("http://localhost:3000/");
     }
+  });
+
+  it("sends the turn's traceparent with the chat's request, so the backend joins the trace", async () => {
+    const exporter = memoryExporter();
+    const sent: Array<string | undefined> = [];
+    const transport: ChatTransport = {
+      async *send(_messages, options) {
+        sent.push(options.traceparent);
+        yield { type: "start" };
+        yield { type: "text-start", id: "t" };
+        yield { type: "text-delta", id: "t", delta: "Hello" };
+        yield { type: "text-end", id: "t" };
+        yield { type: "finish" };
+      },
+    };
+    const store = new ChatStore({
+      transport,
+      tracer: createCairnClient({ config: { exporter }, sessionId: "s-tp" }).chatTracer,
+    });
+    await store.sendMessage("Hi");
+    await vi.waitFor(() => expect(exporter.spans()).toHaveLength(2));
+    const llm = exporter.spans().find((span) => span.kind === "llm");
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatch(new RegExp(`^00-[0-9a-f]{32}-${llm?.span_id}-01$`));
+    expect(sent[0]).toContain((llm?.trace_id ?? "").replace(/^tr_/, ""));
   });
 });

@@ -23,7 +23,7 @@ export function addSessionEvent(
 }
 
 /** A chat turn being traced: its spans, and what the provider's `setTokenUsage` writes to. */
-export interface TracedTurn extends ChatTurnTrace {
+export interface TracedTurn extends Omit<ChatTurnTrace, "traceparent"> {
   /** The W3C traceparent of the turn's llm span, for the requests made during it. */
   traceparent(): string | undefined;
   setTokenUsage(usage: TokenUsageInput): void;

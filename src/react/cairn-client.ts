@@ -102,7 +102,7 @@ export function createCairnClient(options: CairnClientOptions = {}): CairnClient
         else step(turn);
       };
       turnsLoading += 1;
-      tracing()
+      const started = tracing()
         .then((module) => {
           turn = module.startTurn(sessionId, messages);
           currentTurn = turn;
@@ -114,10 +114,12 @@ export function createCairnClient(options: CairnClientOptions = {}): CairnClient
         .finally(() => {
           turnsLoading -= 1;
         });
+      const traceparent = () => started.then(() => turn?.traceparent());
       const finished = () => {
         if (currentTurn === turn) currentTurn = undefined;
       };
       return {
+        traceparent,
         llm: (usage, model) => apply((t) => t.llm(usage, model)),
         end: (output) =>
           apply((t) => {

@@ -277,8 +277,11 @@ export class ChatStore {
     let ended = false;
     let stopped = false;
     try {
+      const traceparent = await turn.trace?.traceparent();
+      if (this.#turn !== turn) return;
       const stream = this.#options.transport.send(requestMessages, {
         signal: turn.controller.signal,
+        traceparent,
       });
       for await (const part of stream) {
         // Stopped or replaced: whatever the transport still yields is not shown.
@@ -358,8 +361,11 @@ function toChatError(error: unknown): ChatError {
 }
 
 /** A turn's trace whose faults never reach the chat. */
+type TraceCall = "llm" | "end" | "fail";
+
 interface TurnTrace {
-  call<K extends keyof ChatTurnTrace>(name: K, ...args: Parameters<ChatTurnTrace[K]>): void;
+  traceparent(): Promise<string | undefined>;
+  call<K extends TraceCall>(name: K, ...args: Parameters<ChatTurnTrace[K]>): void;
 }
 
 function startTrace(
@@ -378,6 +384,22 @@ function startTrace(
   if (turn === undefined) return undefined;
   const trace = turn;
   return {
+    // At most a second's wait for the tracing SDK: a turn is never held up by its trace.
+    async traceparent() {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      try {
+        return await Promise.race([
+          trace.traceparent?.(),
+          new Promise<undefined>((resolve) => {
+            timer = setTimeout(resolve, 1000) as unknown as ReturnType<typeof setTimeout>;
+          }),
+        ]);
+      } catch {
+        return undefined;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
     call(name, ...args) {
       try {
         (trace[name] as (...values: unknown[]) => void).apply(trace, args);

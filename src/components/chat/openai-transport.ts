@@ -76,7 +76,7 @@ export function createOpenAICompatibleTransport(
 ): ChatTransport {
   const url = `${options.baseURL.replace(/\/+$/, "")}/chat/completions`;
   return {
-    async *send(messages: readonly ChatMessage[], { signal }: ChatSendOptions) {
+    async *send(messages: readonly ChatMessage[], { signal, traceparent }: ChatSendOptions) {
       const fetchFunction = options.fetch ?? globalThis.fetch.bind(globalThis);
       const extraHeaders =
         typeof options.headers === "function" ? options.headers() : options.headers;
@@ -85,6 +85,7 @@ export function createOpenAICompatibleTransport(
         headers: {
           "content-type": "application/json",
           ...(options.apiKey === undefined ? {} : { authorization: `Bearer ${options.apiKey}` }),
+          ...(traceparent === undefined ? {} : { traceparent }),
           ...extraHeaders,
         },
         body: JSON.stringify({

@@ -152,6 +152,11 @@ export type ChatStreamPart =
 export interface ChatSendOptions {
   /** Aborted when the user stops the answer: the transport must end its request. */
   readonly signal: AbortSignal;
+  /**
+   * The W3C `traceparent` of this turn's trace, when it is traced: a transport sends it with
+   * its request, so the backend's spans join the browser's turn.
+   */
+  readonly traceparent?: string | undefined;
 }
 
 /**
@@ -164,6 +169,8 @@ export interface ChatTransport {
 
 /** One traced turn: the store reports the model calls and the end. */
 export interface ChatTurnTrace {
+  /** The turn's W3C traceparent, once its span exists (the tracing SDK may still be loading). */
+  traceparent?(): Promise<string | undefined>;
   llm(usage: ChatUsage, model?: string): void;
   end(output: { readonly message: ChatMessage | undefined }): void;
   fail(error: unknown): void;

@@ -32,11 +32,15 @@ export function createUIMessageStreamTransport(
   options: UIMessageStreamTransportOptions,
 ): ChatTransport {
   return {
-    async *send(messages: readonly ChatMessage[], { signal }: ChatSendOptions) {
+    async *send(messages: readonly ChatMessage[], { signal, traceparent }: ChatSendOptions) {
       const fetchFunction = options.fetch ?? globalThis.fetch.bind(globalThis);
       const body = await fetchStream(fetchFunction, options.api, {
         method: "POST",
-        headers: { "content-type": "application/json", ...resolve(options.headers) },
+        headers: {
+          "content-type": "application/json",
+          ...(traceparent === undefined ? {} : { traceparent }),
+          ...resolve(options.headers),
+        },
         body: JSON.stringify({ ...resolve(options.body), messages }),
         signal,
         ...(options.credentials === undefined ? {} : { credentials: options.credentials }),

@@ -96,6 +96,34 @@ describe("followExec", () => {
     expect(followed.seen.exit).toEqual({ exitCode: 3, signal: null });
   });
 
+  it("gives up on a server that drops every connection, even after some output", async () => {
+    const { exec, connection } = await startExec();
+    let sockets = 0;
+    // Each socket gets one output frame, then drops at once.
+    class Flapping extends WebSocket {
+      constructor(url: string | URL) {
+        super(url);
+        sockets++;
+        this.addEventListener("open", () => exec.session.print(1, "x"));
+        this.addEventListener("message", (event) => {
+          if (typeof event.data !== "string") this.close(4000, "flapping");
+        });
+      }
+    }
+    const errors: string[] = [];
+    const stop = followExec(
+      connection,
+      exec.sandboxId,
+      exec.execId,
+      { onError: (message) => errors.push(message) },
+      { WebSocket: Flapping as typeof WebSocket, retries: 2 },
+    );
+    await expect.poll(() => errors.length, { timeout: 10_000 }).toBe(1);
+    stop();
+    expect(sockets).toBe(3);
+    expect(errors[0]).toMatch(/Lost the output/);
+  });
+
   it("reconnects with since= after a drop, without missing or repeating a byte", async () => {
     const { exec, connection } = await startExec();
     let sockets = 0;

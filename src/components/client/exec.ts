@@ -65,10 +65,13 @@ export function followExec(
   options: ExecFollowOptions = {},
 ): () => void {
   const retries = options.retries ?? 5;
+  /** How long a connection must hold for its drop not to count as a failure. */
+  const stableMs = 5000;
   const decoders = { 1: new TextDecoder(), 2: new TextDecoder() };
   const path = `/api/sandboxes/${encodeURIComponent(sandboxId)}/exec/${encodeURIComponent(execId)}`;
   let offset = 0;
   let failures = 0;
+  let openedAt: number | undefined;
   let stopped = false;
   let socket: WebSocket | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -98,6 +101,10 @@ export function followExec(
   const retry = (why: string) => {
     if (stopped) return;
     socket = undefined;
+    // A connection that held a while was a drop, not a failure: the count starts again. One
+    // that drops at once, even after some output, counts (a flapping server is given up on).
+    if (openedAt !== undefined && Date.now() - openedAt >= stableMs) failures = 0;
+    openedAt = undefined;
     failures++;
     if (failures > retries) {
       // The socket is gone for good; an exec that ended still has its exit code to show.
@@ -133,6 +140,9 @@ export function followExec(
     const opened = new SocketClass(url.toString());
     socket = opened;
     opened.binaryType = "arraybuffer";
+    opened.onopen = () => {
+      openedAt = Date.now();
+    };
     opened.onmessage = (event: MessageEvent) => {
       if (stopped || socket !== opened) return;
       if (typeof event.data === "string") control(event.data);
@@ -150,7 +160,6 @@ export function followExec(
     if (channel !== 1 && channel !== 2) return;
     const bytes = frame.subarray(1);
     offset += bytes.byteLength;
-    failures = 0;
     const text = decoders[channel].decode(bytes, { stream: true });
     if (text !== "") handlers.onOutput?.(channel, text);
   };

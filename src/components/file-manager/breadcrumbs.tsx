@@ -1,3 +1,4 @@
+import { visibleName } from "../client/names.js";
 import type { FileManagerStore } from "./file-manager-store.js";
 import { baseName, pathTrail } from "./paths.js";
 import { useStoreCell } from "./use-file-manager.js";
@@ -12,7 +13,7 @@ export function Breadcrumbs({ store }: { readonly store: FileManagerStore }) {
         {trail.map((folder, index) =>
           index === trail.length - 1 ? (
             <li key={folder}>
-              <span aria-current="page">{baseName(folder)}</span>
+              <span aria-current="page">{visibleName(baseName(folder))}</span>
             </li>
           ) : (
             <li key={folder}>
@@ -21,7 +22,7 @@ export function Breadcrumbs({ store }: { readonly store: FileManagerStore }) {
                 className="cairn-fm-crumb"
                 onClick={() => store.navigate(folder)}
               >
-                {baseName(folder)}
+                {visibleName(baseName(folder))}
               </button>
               <span aria-hidden="true" className="cairn-fm-separator">
                 /

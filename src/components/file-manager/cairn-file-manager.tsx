@@ -1,5 +1,6 @@
 import { type CSSProperties, useCallback, useMemo, useRef, useState } from "react";
 import type { FileEntry } from "../client/files.js";
+import { visibleName } from "../client/names.js";
 import { entriesMime, type FileManagerActions } from "./actions.js";
 import { Breadcrumbs } from "./breadcrumbs.js";
 import { ContextMenu, type MenuItem } from "./context-menu.js";
@@ -101,7 +102,11 @@ export function CairnFileManager(props: CairnFileManagerProps) {
       <Progress store={store} />
       {menu !== undefined && (
         <ContextMenu
-          label={menu.entry === undefined ? "Folder actions" : `Actions for ${menu.entry.name}`}
+          label={
+            menu.entry === undefined
+              ? "Folder actions"
+              : `Actions for ${visibleName(menu.entry.name)}`
+          }
           items={menuItems(store, actions, menu.entry)}
           point={menu.point}
           onClose={closeMenu}

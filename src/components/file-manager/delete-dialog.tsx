@@ -1,4 +1,5 @@
 import { type KeyboardEvent, useEffect, useId, useRef } from "react";
+import { visibleName } from "../client/names.js";
 import { baseName } from "./paths.js";
 
 const listed = 5;
@@ -23,7 +24,7 @@ export function DeleteDialog({
   const cancel = useRef<HTMLButtonElement>(null);
   const titleId = useId();
   const bodyId = useId();
-  const only = paths.length === 1 ? baseName(paths[0] as string) : undefined;
+  const only = paths.length === 1 ? visibleName(baseName(paths[0] as string)) : undefined;
 
   useEffect(() => {
     cancel.current?.focus();
@@ -67,7 +68,7 @@ export function DeleteDialog({
           {only === undefined && (
             <ul className="cairn-fm-dialog-list">
               {paths.slice(0, listed).map((path) => (
-                <li key={path}>{baseName(path)}</li>
+                <li key={path}>{visibleName(baseName(path))}</li>
               ))}
               {paths.length > listed && <li>and {paths.length - listed} more</li>}
             </ul>

@@ -1,4 +1,5 @@
 import type { FileEntry } from "../client/files.js";
+import { visibleName } from "../client/names.js";
 import { Cell, type ReadonlyCell } from "./cell.js";
 import type { FileService } from "./file-service.js";
 import { freeName, nameProblem } from "./names.js";
@@ -685,7 +686,7 @@ export class FileManagerStore {
       status: typeof answer?.status === "number" ? answer.status : undefined,
       code: typeof answer?.code === "string" ? answer.code : undefined,
       detail,
-      message: `Could not ${verbs[action]} “${baseName(path)}”: ${detail}`,
+      message: `Could not ${verbs[action]} “${visibleName(baseName(path))}”: ${detail}`,
     };
     // The latest few: an error that repeats does not pile up.
     this.#errors.set(

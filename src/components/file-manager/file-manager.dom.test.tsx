@@ -444,3 +444,18 @@ function dataTransfer(dropped: File[] = []) {
     getData: (type: string) => data.get(type) ?? "",
   };
 }
+
+describe("names that reorder or hide text", () => {
+  it("are shown with the hidden characters visible, in rows, the tree and the delete dialog", async () => {
+    const { user } = mount(
+      {},
+      new FakeFileService({ files: { "invoice\u202Efdp.exe": "x", "dir\u2067/a": "" } }),
+    );
+    expect(await row("invoice⟨U\\+202E⟩fdp\\.exe")).toBeInTheDocument();
+    expect(screen.queryByText("invoice\u202Efdp.exe")).toBeNull();
+    expect(screen.getAllByText("dir⟨U+2067⟩").length).toBeGreaterThan(0);
+    await user.click(await row("invoice"));
+    await user.keyboard("{Delete}");
+    expect(await screen.findByRole("alertdialog")).toHaveTextContent("invoice⟨U+202E⟩fdp.exe");
+  });
+});

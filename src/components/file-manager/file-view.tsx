@@ -11,6 +11,7 @@ import {
   useState,
 } from "react";
 import type { FileEntry } from "../client/files.js";
+import { visibleName } from "../client/names.js";
 import type { FileManagerActions } from "./actions.js";
 import type { FileManagerStore, SelectMode } from "./file-manager-store.js";
 import { formatDate, formatSize } from "./format.js";
@@ -256,8 +257,8 @@ export function FileView({ store, actions, focusRef }: FileViewProps) {
     renaming === entry.path ? (
       <RenameInput store={store} entry={entry} onDone={() => focusRef.current?.()} />
     ) : (
-      <span className="cairn-fm-name" title={entry.name}>
-        {entry.name}
+      <span className="cairn-fm-name" title={visibleName(entry.name)}>
+        {visibleName(entry.name)}
       </span>
     );
 

@@ -1,4 +1,5 @@
 import { type KeyboardEvent, useEffect, useRef, useState } from "react";
+import { visibleName } from "../client/names.js";
 import type { FileManagerActions } from "./actions.js";
 import type { FileManagerStore } from "./file-manager-store.js";
 import { FolderIcon } from "./icons.js";
@@ -149,7 +150,7 @@ export function FolderTree({
             }}
           />
           <FolderIcon open={row.expanded} />
-          <span className="cairn-fm-name">{row.name}</span>
+          <span className="cairn-fm-name">{visibleName(row.name)}</span>
         </div>
       ))}
     </div>

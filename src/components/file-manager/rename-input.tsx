@@ -1,5 +1,6 @@
 import { useId, useRef, useState } from "react";
 import type { FileEntry } from "../client/files.js";
+import { visibleName } from "../client/names.js";
 import type { FileManagerStore } from "./file-manager-store.js";
 
 /** The inline editor of F2: Enter renames, Esc cancels, a refused name says why. */
@@ -34,7 +35,7 @@ export function RenameInput({
     <span className="cairn-fm-rename">
       <input
         className="cairn-fm-rename-input"
-        aria-label={`New name for ${entry.name}`}
+        aria-label={`New name for ${visibleName(entry.name)}`}
         aria-invalid={problem !== undefined}
         aria-describedby={problem === undefined ? undefined : problemId}
         value={value}

@@ -8,6 +8,7 @@ import {
   useState,
   useSyncExternalStore,
 } from "react";
+import { visibleName } from "../client/names.js";
 import { relativePathOf } from "./folder.js";
 import { acceptList, formatSize } from "./limits.js";
 import type { UploadItem, UploadStore } from "./upload-store.js";
@@ -76,7 +77,8 @@ interface RowProps {
 const UploadRow = memo(function UploadRow({ store, id }: RowProps) {
   const item = useUploadItem(store, id);
   if (item === undefined) return null;
-  const { name, state } = item;
+  const name = visibleName(item.name);
+  const { state } = item;
   const percent =
     state === "done" ? 100 : item.total > 0 ? Math.floor((item.loaded * 100) / item.total) : 0;
   const active = state === "queued" || state === "uploading";
@@ -90,10 +92,10 @@ const UploadRow = memo(function UploadRow({ store, id }: RowProps) {
     <li className="cairn-upload-item" data-state={state}>
       <Preview file={item.file} />
       <div className="cairn-upload-info">
-        <span className="cairn-upload-name" title={item.path}>
-          {item.relativePath}
+        <span className="cairn-upload-name" title={visibleName(item.path)}>
+          {visibleName(item.relativePath)}
         </span>
-        <span className="cairn-upload-status">{statusText(item)}</span>
+        <span className="cairn-upload-status">{visibleName(statusText(item))}</span>
         {active && (
           <div
             role="progressbar"
@@ -248,7 +250,7 @@ export function CairnUpload(props: CairnUploadProps) {
         </button>
       )}
       <div role="status" className="cairn-visually-hidden">
-        {upload.announcement}
+        {visibleName(upload.announcement)}
       </div>
     </section>
   );

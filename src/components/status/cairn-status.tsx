@@ -85,11 +85,11 @@ export function CairnStatus(props: CairnStatusProps) {
       {(sandbox || error || !run) && (
         <div className="cairn-status-head">
           <span className="cairn-status-dot" data-status={status} />
-          <strong>{status ?? "Connecting…"}</strong>
+          <strong>{error ? "Disconnected" : (status ?? "Connecting…")}</strong>
           {uptimeMs !== undefined && <span>up {formatDuration(uptimeMs)}</span>}
           {timeLeftMs !== undefined && <span>{formatDuration(timeLeftMs)} left</span>}
           <span className="cairn-status-stream">
-            {stream === "reconnecting" ? "Reconnecting…" : error && `Disconnected: ${error}`}
+            {stream === "reconnecting" ? "Reconnecting…" : error}
           </span>
         </div>
       )}

@@ -95,6 +95,19 @@ describe("CairnStatus", () => {
     expect(screen.getByRole("status").textContent).toBe("Sandbox running. ");
   });
 
+  it("shows Disconnected and the reason, never Connecting…, when the service refuses the token", async () => {
+    const service = createStatusService();
+    render(
+      <CairnStatus
+        connection={{ ...service.connection, token: undefined }}
+        sandboxId={service.sandboxId}
+      />,
+    );
+    expect(await screen.findByText("Disconnected")).toBeTruthy();
+    expect(screen.getByText("give a token or an API key")).toBeTruthy();
+    expect(screen.queryByText("Connecting…")).toBeNull();
+  });
+
   it("shows Reconnecting… while the stream is down and announces the way back once", async () => {
     const service = createStatusService();
     render(<CairnStatus connection={service.connection} sandboxId={service.sandboxId} />);

@@ -31,7 +31,7 @@ const reach: ReadonlyArray<{
 const sandboxPath = /^\/api\/sandboxes\/([^/]+)(\/.*)?$/;
 
 const notValid =
-  "the sandbox token is not valid: unknown, expired or revoked, or its sandbox has stopped; ask for a new one (POST /api/sandboxes/{id}/tokens)";
+  "the sandbox token is not valid: unknown, expired or revoked, or its sandbox has stopped; the app must get a new one";
 
 /**
  * Sandbox tokens as a way in: `Authorization: Bearer` (or `X-API-Key`), and `?token=` on a

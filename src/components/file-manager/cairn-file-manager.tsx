@@ -78,7 +78,9 @@ export function CairnFileManager(props: CairnFileManagerProps) {
       },
       drop: (directory, data) => {
         if (data.types.includes(entriesMime)) {
-          const paths = JSON.parse(data.getData(entriesMime) || "[]") as string[];
+          // What this file manager itself is dragging, never what the drop's data says: a drag
+          // from another page could name any path, or be no JSON at all.
+          const paths = dragged.current;
           dragged.current = [];
           if (paths.length > 0) void store.move(paths, directory);
         } else if (data.files.length > 0) {

@@ -169,6 +169,22 @@ describe("CairnFileManager grid", () => {
     await waitFor(() => expect(fake.has("guide.md")).toBe(true));
   });
 
+  it("moves nothing that a drop from elsewhere names, whatever its data says", async () => {
+    const { fake } = mount();
+    await row("alpha.txt");
+    const moves = () => fake.requests.filter((request) => request.url.includes("/files/move"));
+    const docs = await row("docs");
+    for (const payload of ['["/workspace/alpha.txt"]', '["/etc/passwd"]', "{not json"]) {
+      const data = dataTransfer();
+      data.setData("application/x-cairn-paths", payload);
+      fireEvent.dragOver(docs, { dataTransfer: data });
+      fireEvent.drop(docs, { dataTransfer: data });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(moves()).toEqual([]);
+    expect(fake.has("alpha.txt")).toBe(true);
+  });
+
   it("uploads files dropped from the desktop into the folder shown", async () => {
     const { fake } = mount({ initialPath: "/workspace/docs" });
     await row("guide.md");

@@ -17,6 +17,8 @@ export function joinPath(directory: string, name: string): string {
 
 /** Whether `path` is `directory` or lies below it. */
 export function isWithin(path: string, directory: string): boolean {
+  // "/workspace/../etc" starts like a path inside, and is not.
+  if (path.split("/").some((part) => part === ".." || part === ".")) return false;
   return path === directory || path.startsWith(directory === "/" ? "/" : `${directory}/`);
 }
 

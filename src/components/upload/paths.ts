@@ -1,11 +1,38 @@
 // Where an upload goes in the sandbox, and the names a conflict policy tries.
 
-/** `directory` joined with a relative path from a drop or a picker, without `.`, `..` or empties. */
-export function targetPath(directory: string, relativePath: string): string {
-  const segments = relativePath
-    .split(/[/\\]+/)
-    .filter((segment) => segment !== "" && segment !== "." && segment !== "..");
-  return `${directory.replace(/\/+$/, "")}/${segments.join("/")}`;
+const root = "/workspace";
+
+/**
+ * Where a file goes: `directory` (its `.` and `..` resolved, inside /workspace) joined with the
+ * file's relative path from a drop or a picker, whose parts are separated by `/` only (a `\` is a
+ * character of a Linux name). Undefined, with the reason, when that is not a place a file can
+ * have: a directory outside /workspace, a part `.` or `..`, a part over 255 bytes.
+ */
+export function targetPath(
+  directory: string,
+  relativePath: string,
+): { readonly path: string } | { readonly problem: string } {
+  const folder: string[] = [];
+  for (const part of directory.split("/")) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") folder.pop();
+    else folder.push(part);
+  }
+  const base = `/${folder.join("/")}`;
+  if (base !== root && !base.startsWith(`${root}/`)) {
+    return { problem: `the folder ${directory} is outside ${root}` };
+  }
+  const parts = relativePath.split("/").filter((part) => part !== "");
+  if (parts.length === 0 || parts.some((part) => part === "." || part === "..")) {
+    return { problem: `“${relativePath}” is not a name a file can have` };
+  }
+  const long = parts.find((part) => new TextEncoder().encode(part).length > 255);
+  if (long !== undefined) {
+    return {
+      problem: `a name may have at most 255 bytes; this one has ${new TextEncoder().encode(long).length}`,
+    };
+  }
+  return { path: `${base}/${parts.join("/")}` };
 }
 
 /** The parent directory of an absolute path. */

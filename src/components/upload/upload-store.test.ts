@@ -101,8 +101,26 @@ describe("paths", () => {
   });
 
   it("joins a relative path under the directory without leaving it", () => {
-    expect(targetPath("/workspace/", "photos/2024/a.png")).toBe("/workspace/photos/2024/a.png");
-    expect(targetPath("/workspace", "../../etc/passwd")).toBe("/workspace/etc/passwd");
+    expect(targetPath("/workspace/", "photos/2024/a.png")).toEqual({
+      path: "/workspace/photos/2024/a.png",
+    });
+    expect(targetPath("/workspace/in/./x/..", "a.txt")).toEqual({ path: "/workspace/in/a.txt" });
+    // A backslash is a character of a Linux name, not a separator.
+    expect(targetPath("/workspace", "notes\\draft.txt")).toEqual({
+      path: "/workspace/notes\\draft.txt",
+    });
+    for (const [directory, name, problem] of [
+      ["/workspace", "../../etc/passwd", /not a name/],
+      ["/workspace", "..", /not a name/],
+      ["/workspace", ".", /not a name/],
+      ["/workspace/../etc", "a.txt", /outside \/workspace/],
+      ["/tmp", "a.txt", /outside \/workspace/],
+      ["/workspace", `${"é".repeat(130)}.txt`, /255 bytes; this one has 264/],
+    ] as const) {
+      expect(targetPath(directory, name)).toMatchObject({
+        problem: expect.stringMatching(problem),
+      });
+    }
   });
 
   it("doubles the backoff up to its ceiling", () => {
@@ -178,6 +196,8 @@ describe("UploadStore", () => {
     await until(() => store.getItem(id)?.state === "failed", "failed");
     expect(store.getItem(id)?.attempts).toBe(1);
     expect(store.getAnnouncement()).toBe("x.bin failed: the token may only read");
+    // Nor is a Retry offered: the same request would meet the same refusal.
+    expect(store.getItem(id)?.retryable).toBe(false);
   });
 
   it("cancels an upload in flight (aborting its request) and one still queued", async () => {

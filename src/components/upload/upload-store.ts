@@ -187,10 +187,13 @@ export class UploadStore {
     for (const input of inputs) {
       const { file, relativePath } = "file" in input ? input : { file: input, relativePath: "" };
       const relative = relativePath || file.name;
+      const target = targetPath(this.#directory(), relative);
       const over =
-        maxFiles !== undefined && counted >= maxFiles
-          ? tooManyFiles(file.name, maxFiles)
-          : limitViolation(file, this.#options);
+        "problem" in target
+          ? `${file.name} cannot be uploaded: ${target.problem}`
+          : maxFiles !== undefined && counted >= maxFiles
+            ? tooManyFiles(file.name, maxFiles)
+            : limitViolation(file, this.#options);
       if (over === undefined) counted += 1;
       else refused.push(over);
       counter += 1;
@@ -199,7 +202,7 @@ export class UploadStore {
         file,
         name: file.name,
         relativePath: relative,
-        path: targetPath(this.#directory(), relative),
+        path: "path" in target ? target.path : this.#directory(),
         state: over === undefined ? "queued" : "failed",
         loaded: 0,
         total: file.size,
@@ -425,7 +428,11 @@ export class UploadStore {
       );
       return;
     }
-    this.#update(id, { state: "failed", message: reason });
+    // A refusal that another try would meet again (400, 403, 404, 409, 413) offers no Retry.
+    const status = (error as { status?: unknown } | undefined)?.status;
+    const permanent =
+      typeof status === "number" && status >= 400 && status < 500 && ![408, 429].includes(status);
+    this.#update(id, { state: "failed", message: reason, retryable: !permanent });
     this.#announce(`${item.name} failed: ${reason}`);
   }
 
@@ -435,7 +442,9 @@ export class UploadStore {
     connection: CairnConnection,
     sandboxId: string,
   ): Promise<string | undefined> {
-    const wanted = targetPath(this.#directory(), item.relativePath);
+    const target = targetPath(this.#directory(), item.relativePath);
+    if (!("path" in target)) throw new Error(target.problem);
+    const wanted = target.path;
     const policy = this.#options.conflict ?? "rename";
     if (policy === "overwrite") return wanted;
     // An automatic retry keeps the name its first attempt chose (and still holds).

@@ -34,6 +34,8 @@ export interface CairnChatProps extends UseChatOptions {
   readonly emptyState?: ReactNode;
   /** `accept` of the default file input, or `false` for no attachments. Default images, PDFs, text. */
   readonly accept?: string | false | undefined;
+  /** The largest file the default file input attaches, in bytes; default 5 MB. */
+  readonly maxAttachmentBytes?: number | undefined;
   /** Replaces the default file input, e.g. with CairnUpload: add files through the api. */
   readonly renderAttachmentPicker?: ((api: AttachmentPickerApi) => ReactNode) | undefined;
   /** How tool cards follow an exec's output; default its WebSocket through `connection`. */
@@ -108,6 +110,7 @@ export function CairnChat(props: CairnChatProps) {
           accept={props.accept ?? "image/*,application/pdf,text/*"}
           renderAttachmentPicker={props.renderAttachmentPicker}
           textareaRef={textareaRef}
+          maxAttachmentBytes={props.maxAttachmentBytes ?? 5_000_000}
         />
         <Announcer store={chat.store} />
       </div>

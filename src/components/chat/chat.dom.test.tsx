@@ -338,6 +338,20 @@ describe("CairnChat", () => {
     expect(screen.getByText("Ask anything to start.")).toBeTruthy();
   });
 
+  it("refuses an attachment over its limit, naming the file and the limit", async () => {
+    const { transport } = pushTransport();
+    const view = renderChat(new ChatStore({ transport }));
+    const input = view.container.querySelector('input[type="file"]') as HTMLInputElement;
+    const big = new File([new Uint8Array(6_000_001)], "dump.bin");
+    const small = new File(["hi"], "note.txt", { type: "text/plain" });
+    fireEvent.change(input, { target: { files: [big, small] } });
+    expect((await screen.findByRole("alert")).textContent).toContain(
+      "dump.bin: over the 5 MB an attachment may have",
+    );
+    await waitFor(() => expect(view.container.textContent).toContain("note.txt"));
+    expect(view.container.querySelectorAll(".cairn-chat-attachment")).toHaveLength(1);
+  });
+
   it("renders on the server and hydrates without a warning", async () => {
     const transport = pushTransport().transport;
     const messages: ChatMessage[] = [

@@ -30,6 +30,8 @@ export interface ComposerProps {
   readonly accept: string | false;
   readonly renderAttachmentPicker?: ((api: AttachmentPickerApi) => ReactNode) | undefined;
   readonly textareaRef: RefObject<HTMLTextAreaElement | null>;
+  /** The largest file the default picker attaches, in bytes (it goes inline with the message). */
+  readonly maxAttachmentBytes: number;
 }
 
 function readAsDataUrl(file: File): Promise<FilePart> {
@@ -54,12 +56,14 @@ export const Composer = memo(function Composer({
   accept,
   renderAttachmentPicker,
   textareaRef,
+  maxAttachmentBytes,
 }: ComposerProps) {
   const { store } = useChatEnvironment();
   const status = useChatStatus(store);
   const busy = status === "submitted" || status === "streaming";
   const [text, setText] = useState("");
   const [files, setFiles] = useState<readonly FilePart[]>([]);
+  const [refused, setRefused] = useState("");
   const fileInput = useRef<HTMLInputElement>(null);
   const id = useId();
 
@@ -67,7 +71,17 @@ export const Composer = memo(function Composer({
     busy,
     addParts: (parts) => setFiles((current) => [...current, ...parts]),
     addFiles: (list) => {
-      void Promise.all([...list].map(readAsDataUrl)).then(
+      // Attached files travel inside the message (and again with each later turn): large ones
+      // belong in the sandbox, through an upload.
+      const all = [...list];
+      const over = all.filter((file) => file.size > maxAttachmentBytes);
+      setRefused(
+        over.length === 0
+          ? ""
+          : `${over.map((file) => file.name).join(", ")}: over the ${Math.round(maxAttachmentBytes / 1e6)} MB an attachment may have; upload large files instead`,
+      );
+      const kept = all.filter((file) => file.size <= maxAttachmentBytes);
+      void Promise.all(kept.map(readAsDataUrl)).then(
         (parts) => setFiles((current) => [...current, ...parts]),
         () => undefined,
       );
@@ -93,6 +107,11 @@ export const Composer = memo(function Composer({
 
   return (
     <form className="cairn-chat-composer" onSubmit={onSubmit}>
+      {refused !== "" && (
+        <p role="alert" className="cairn-chat-refused">
+          {refused}
+        </p>
+      )}
       {files.length > 0 && (
         <Attachments
           files={files}

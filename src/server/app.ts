@@ -17,6 +17,7 @@ import { evalRoutes } from "./routes/evals.js";
 import { ingestRoutes } from "./routes/ingest.js";
 import { otlpRoutes } from "./routes/otlp.js";
 import { scoreRoutes } from "./routes/scores.js";
+import { sessionRoutes } from "./routes/sessions.js";
 import { traceRoutes } from "./routes/traces.js";
 import { versionRoutes } from "./routes/versions.js";
 import { sandboxAccess } from "./sandboxes/access.js";
@@ -158,6 +159,7 @@ export function createApp(parts: AppParts) {
   const scores = new ScoreStore(parts.db);
   const serviceScorers = parts.scorers ?? {};
   app.route("/", traceRoutes(parts.db, parts.spans, scores));
+  app.route("/", sessionRoutes(parts.db));
   app.route(
     "/",
     scoreRoutes({

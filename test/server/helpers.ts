@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { type CairnServer, createServer, type ServerOptions } from "cairn-ai/server";
+import { ProjectStore } from "../../src/server/store/projects.js";
 import exportSpan from "../fixtures/export-span.json" with { type: "json" };
 
 export interface TestServer {
@@ -77,3 +79,13 @@ export function span(fields: Record<string, unknown> = {}): Record<string, unkno
 }
 
 export const resource = { service_name: "test", sdk_name: "cairn", sdk_version: "0.1.0" };
+
+/** Adds a second project to the server's store, as an admin command would, with this key. */
+export function addProject(t: TestServer, name: string, apiKey: string): void {
+  const db = new DatabaseSync(join(t.dataDir, "cairn.db"));
+  try {
+    new ProjectStore(db).createProject(name, apiKey);
+  } finally {
+    db.close();
+  }
+}

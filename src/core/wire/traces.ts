@@ -8,7 +8,8 @@ import {
 import { scoreSchema } from "./scores.js";
 import { spanKinds } from "./span-kind.js";
 
-const usageSchema = z.object({
+/** Tokens of the model calls (llm and embedding spans) of a trace or session. */
+export const usageTotalsSchema = z.object({
   prompt_tokens: z.number().int(),
   completion_tokens: z.number().int(),
   total_tokens: z.number().int(),
@@ -26,7 +27,7 @@ export const traceSummarySchema = z.object({
   status: z.enum(["ok", "error"]).describe("error when any span failed"),
   span_count: z.number().int(),
   error_count: z.number().int(),
-  usage: usageSchema,
+  usage: usageTotalsSchema,
   cost_usd: z.number(),
   session_id: z.string().nullable(),
   version: z.string().nullable(),

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseTraceId } from "../../core/ids.js";
+import { describeIssues } from "../../core/zod-message.js";
 import { ApiError } from "../http/api-error.js";
 
 const day = z
@@ -68,4 +69,13 @@ export function traceHexOf(raw: string): string {
     );
   }
   return hex;
+}
+
+/** The query parameters checked against `schema`, or a 400 that names each one wrong. */
+export function parseQuery<T>(schema: z.ZodType<T>, query: Record<string, string>): T {
+  const parsed = schema.safeParse(query);
+  if (!parsed.success) {
+    throw new ApiError("invalid_request", describeIssues(parsed.error, "query parameter"));
+  }
+  return parsed.data;
 }

@@ -3,7 +3,6 @@ import { Hono } from "hono";
 import { z } from "zod";
 import type { ExportedSpan } from "../../core/wire/index.js";
 import { spanKinds } from "../../core/wire/index.js";
-import { describeIssues } from "../../core/zod-message.js";
 import { ApiError } from "../http/api-error.js";
 import type { AuthVariables } from "../http/auth.js";
 import type { ScoreStore } from "../store/scores.js";
@@ -12,6 +11,7 @@ import { getTraceSummary, listTraces, type TraceCursor, traceTags } from "../sto
 import {
   decodeCursor,
   encodeCursor,
+  parseQuery,
   periodSchema,
   resolvePeriod,
   serviceSchema,
@@ -45,11 +45,7 @@ type SpanNode = ExportedSpan & { children: SpanNode[] };
 export function traceRoutes(db: DatabaseSync, spans: SpanStore, scores: ScoreStore) {
   return new Hono<{ Variables: AuthVariables }>()
     .get("/analytics/traces", (c) => {
-      const parsed = listQuerySchema.safeParse(c.req.query());
-      if (!parsed.success) {
-        throw new ApiError("invalid_request", describeIssues(parsed.error, "query parameter"));
-      }
-      const query = parsed.data;
+      const query = parseQuery(listQuerySchema, c.req.query());
       const period = resolvePeriod(query);
       const cursor =
         query.cursor === undefined ? undefined : decodeCursor(query.cursor, cursorSchema);

@@ -46,7 +46,8 @@ export interface TraceSummary {
   version: string | null;
 }
 
-interface TraceRow {
+/** A row of the traces table, with the value it is sorted by. */
+export interface TraceRow {
   trace_id: string;
   root_span_id: string | null;
   name: string | null;
@@ -155,7 +156,8 @@ export function traceTags(db: DatabaseSync, projectId: string, traceId: string):
   return rows.map((row) => row.tag);
 }
 
-function toSummary(row: TraceRow): TraceSummary {
+/** A trace row as the API returns it. */
+export function toSummary(row: TraceRow): TraceSummary {
   return {
     trace_id: `tr_${row.trace_id}`,
     name: row.name,
@@ -167,13 +169,23 @@ function toSummary(row: TraceRow): TraceSummary {
     status: row.error_count > 0 ? "error" : "ok",
     span_count: row.span_count,
     error_count: row.error_count,
+    ...usageAndCost(row),
+    session_id: row.session_id,
+    version: row.version,
+  };
+}
+
+/** The token and cost totals of a trace or session row, as the API returns them. */
+export function usageAndCost(
+  row: Pick<TraceRow, "prompt_tokens" | "completion_tokens" | "total_tokens" | "cost_usd">,
+) {
+  return {
     usage: {
       prompt_tokens: row.prompt_tokens,
       completion_tokens: row.completion_tokens,
       total_tokens: row.total_tokens,
     },
+    // Sums of floats: 0.1 + 0.2 is shown as 0.3.
     cost_usd: Math.round(row.cost_usd * 1e10) / 1e10,
-    session_id: row.session_id,
-    version: row.version,
   };
 }

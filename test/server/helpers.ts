@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { type CairnServer, createServer, type ServerOptions } from "cairn-ai/server";
+import { expect } from "vitest";
 import { ProjectStore } from "../../src/server/store/projects.js";
 import exportSpan from "../fixtures/export-span.json" with { type: "json" };
 
@@ -88,4 +89,13 @@ export function addProject(t: TestServer, name: string, apiKey: string): void {
   } finally {
     db.close();
   }
+}
+
+/** Checks that `GET path` is a 400 invalid_request whose message names what is wrong. */
+export async function expectRefused(t: TestServer, path: string, named: string): Promise<void> {
+  const response = await t.call("GET", path);
+  expect(response.status, path).toBe(400);
+  const body = await response.json();
+  expect(body.error, path).toBe("invalid_request");
+  expect(body.message, path).toContain(named);
 }

@@ -8,7 +8,14 @@ import {
   shutdown,
 } from "cairn-ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addProject, resource, span, startTestServer, type TestServer } from "./helpers.js";
+import {
+  addProject,
+  expectRefused,
+  resource,
+  span,
+  startTestServer,
+  type TestServer,
+} from "./helpers.js";
 
 const otherKey = "other-project-key-sessions-1";
 const hex = (prefix: string, index: number) =>
@@ -226,11 +233,7 @@ describe("GET /sessions and GET /sessions/{session_id}", () => {
       ["/sessions/conv-sdk?cursor=e30", "cursor"],
       [`/sessions/${"s".repeat(257)}`, "session_id"],
     ] as const) {
-      const response = await t.call("GET", path);
-      expect(response.status, path).toBe(400);
-      const body = await response.json();
-      expect(body.error).toBe("invalid_request");
-      expect(body.message, path).toContain(named);
+      await expectRefused(t, path, named);
     }
     const missing = await t.call("GET", "/sessions/no-such-session");
     expect(missing.status).toBe(404);

@@ -44,19 +44,44 @@ export const traceListSchema = z.object({
     .describe("pass as `cursor` for the next page; null on the last"),
 });
 
-/** A span of a trace, with the spans under it. */
-export interface TraceSpan extends ExportedSpan {
+/** One whole span as `GET /traces/{trace_id}/spans/{span_id}` returns it, with its resource. */
+export interface StoredSpan extends ExportedSpan {
   /** The resource (service) that sent the span; absent from services older than 0.1. */
   readonly resource?: SpanResource | undefined;
+}
+
+/** A span of a trace, with the spans under it. */
+export interface TraceSpan extends StoredSpan {
+  /**
+   * Without payloads (`getTrace(id, { payloads: false })`): what was left out — `input`,
+   * `output`, `expected_output`, `attributes.<key>`, `metadata.<key>`,
+   * `events.<index>.attributes.<key>`. `getSpan()` returns the whole span.
+   */
+  readonly omitted?: string[] | undefined;
   readonly children: TraceSpan[];
 }
 
 // Not strict, unlike the export format: a client reads what a newer service adds and ignores it.
+const storedSpanShape = {
+  ...exportedSpanSchema.shape,
+  resource: spanResourceSchema.optional(),
+};
+
+/** `GET /traces/{trace_id}/spans/{span_id}`: one span, with every payload. */
+export const storedSpanSchema: z.ZodType<StoredSpan> = z
+  .object(storedSpanShape)
+  .meta({ id: "Span" });
+
 // The id makes the API reference name it once and refer to it where it nests.
 const traceSpanSchema: z.ZodType<TraceSpan> = z
   .object({
-    ...exportedSpanSchema.shape,
-    resource: spanResourceSchema.optional(),
+    ...storedSpanShape,
+    omitted: z
+      .array(z.string())
+      .optional()
+      .describe(
+        "with payloads=false: what was left out (input, output, expected_output, attributes.<key>, metadata.<key>, events.<index>.attributes.<key>)",
+      ),
     get children() {
       return z.array(traceSpanSchema).describe("child spans, same shape");
     },
@@ -66,6 +91,10 @@ const traceSpanSchema: z.ZodType<TraceSpan> = z
 /** `GET /traces/{trace_id}`: the summary, tags, spans as a tree, and scores. */
 export const traceDetailSchema = traceSummarySchema.extend({
   tags: z.array(z.string()),
+  payloads: z
+    .boolean()
+    .optional()
+    .describe("false when the spans were asked for without payloads (absent from older services)"),
   spans: z.array(traceSpanSchema).describe("root spans, each with its children nested"),
   scores: z.array(scoreSchema),
 });

@@ -34,14 +34,28 @@ export const listQuerySchema = z.strictObject({
   cursor: z.string().min(1).optional(),
 });
 
+export const traceQuerySchema = z.strictObject({
+  payloads: z
+    .enum(["true", "false"])
+    .default("true")
+    .describe(
+      "false: spans without input, output, expected output and attribute values over 256 characters (each names them in omitted); GET /traces/{trace_id}/spans/{span_id} returns one whole",
+    ),
+});
+
+const spanIdPattern = /^[0-9a-f]{16}$/;
+
 const cursorSchema: z.ZodType<TraceCursor> = z.strictObject({
   value: z.number(),
   traceId: z.string().regex(/^[0-9a-f]{32}$/),
 });
 
-type SpanNode = ExportedSpan & { children: SpanNode[] };
+type SpanNode = ExportedSpan & { omitted?: string[]; children: SpanNode[] };
 
-/** `GET /analytics/traces` (list, filter, sort, page) and `GET /traces/{trace_id}`. */
+/**
+ * `GET /analytics/traces` (list, filter, sort, page), `GET /traces/{trace_id}` (with or without
+ * span payloads) and `GET /traces/{trace_id}/spans/{span_id}`.
+ */
 export function traceRoutes(db: DatabaseSync, spans: SpanStore, scores: ScoreStore) {
   return new Hono<{ Variables: AuthVariables }>()
     .get("/analytics/traces", (c) => {
@@ -74,15 +88,36 @@ export function traceRoutes(db: DatabaseSync, spans: SpanStore, scores: ScoreSto
     })
     .get("/traces/:traceId", (c) => {
       const hex = traceHexOf(c.req.param("traceId"));
+      const { payloads } = parseQuery(traceQuerySchema, c.req.query());
       const projectId = c.get("project").id;
       const summary = getTraceSummary(db, projectId, hex);
       if (summary === undefined) throw new ApiError("not_found", `no trace tr_${hex}`);
+      const flat =
+        payloads === "true"
+          ? spans.traceSpans(projectId, hex)
+          : spans.traceSpansWithoutPayloads(projectId, hex);
       return c.json({
         ...summary,
         tags: traceTags(db, projectId, hex),
-        spans: toTree(spans.traceSpans(projectId, hex)),
+        payloads: payloads === "true",
+        spans: toTree(flat),
         scores: scores.forTrace(projectId, hex),
       });
+    })
+    .get("/traces/:traceId/spans/:spanId", (c) => {
+      const hex = traceHexOf(c.req.param("traceId"));
+      const spanId = c.req.param("spanId");
+      if (!spanIdPattern.test(spanId)) {
+        throw new ApiError(
+          "invalid_request",
+          `span_id "${spanId}" is not a span id; use 16 lowercase hex digits`,
+        );
+      }
+      const span = spans.span(c.get("project").id, hex, spanId);
+      if (span === undefined) {
+        throw new ApiError("not_found", `no span ${spanId} in trace tr_${hex}`);
+      }
+      return c.json(span);
     });
 }
 

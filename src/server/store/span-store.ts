@@ -4,7 +4,13 @@ import type { SpanLogEvents } from "../ingest/otlp/logs/log-record.js";
 import type { SpanTotals } from "./analytics-view.js";
 import { transaction } from "./database.js";
 import { LogEventJoin } from "./span-log-events.js";
-import { isoToMicros, rowToSpan, type SpanRow } from "./span-rows.js";
+import {
+  type Omitted,
+  type RowWithoutPayloads,
+  spanColumnsWithoutPayloads,
+  withoutLargeValues,
+} from "./span-payloads.js";
+import { isoToMicros, rowToSpan, type SpanRow, type StoredSpan } from "./span-rows.js";
 import { WriteLock } from "./write-lock.js";
 
 export interface IngestResult {
@@ -92,6 +98,8 @@ export class SpanStore {
   private readonly insertModels: StatementSync;
   private readonly insertServices: StatementSync;
   private readonly selectTraceSpans: StatementSync;
+  private readonly selectTraceSpansWithoutPayloads: StatementSync;
+  private readonly selectSpan: StatementSync;
   private readonly logEvents: LogEventJoin;
 
   /**
@@ -134,6 +142,13 @@ export class SpanStore {
     );
     this.selectTraceSpans = db.prepare(
       "SELECT * FROM spans WHERE project_id = ? AND trace_id = ? ORDER BY start_us, span_id",
+    );
+    this.selectTraceSpansWithoutPayloads = db.prepare(
+      `SELECT ${spanColumnsWithoutPayloads} FROM spans WHERE project_id = ? AND trace_id = ?
+       ORDER BY start_us, span_id`,
+    );
+    this.selectSpan = db.prepare(
+      "SELECT * FROM spans WHERE project_id = ? AND trace_id = ? AND span_id = ?",
     );
     this.logEvents = new LogEventJoin(db);
   }
@@ -192,6 +207,27 @@ export class SpanStore {
   traceSpans(projectId: string, traceHex: string): ExportedSpan[] {
     const rows = this.selectTraceSpans.all(projectId, traceHex) as unknown as SpanRow[];
     return rows.map(rowToSpan);
+  }
+
+  /**
+   * The spans of a trace without input, output, expected output and large attribute values
+   * (each span names what it left out in `omitted`): a large trace's tree stays small.
+   */
+  traceSpansWithoutPayloads(
+    projectId: string,
+    traceHex: string,
+  ): Array<ExportedSpan & { omitted: Omitted }> {
+    const rows = this.selectTraceSpansWithoutPayloads.all(
+      projectId,
+      traceHex,
+    ) as unknown as RowWithoutPayloads[];
+    return rows.map((row) => withoutLargeValues(rowToSpan(row), row));
+  }
+
+  /** One whole span, with its resource; undefined when the project has no such span. */
+  span(projectId: string, traceHex: string, spanId: string): StoredSpan | undefined {
+    const row = this.selectSpan.get(projectId, traceHex, spanId) as SpanRow | undefined;
+    return row === undefined ? undefined : rowToSpan(row);
   }
 
   private saveTrace(projectId: string, traceId: string, delta: TraceDelta): void {

@@ -25,6 +25,9 @@ describe("the API reference", () => {
         "/analytics/costs",
         "/analytics/performance",
         "/traces/{trace_id}",
+        "/traces/{trace_id}/spans/{span_id}",
+        "/sessions",
+        "/sessions/{session_id}",
         "/versions",
       ]),
     );
@@ -58,6 +61,37 @@ describe("the API reference", () => {
     );
     expect(parameters).toEqual(
       expect.arrayContaining(["period_start", "period_end", "tag", "sort", "cursor"]),
+    );
+  });
+
+  it("documents sessions, the trace tree without payloads, and one whole span", async () => {
+    const document = await (await fetch(`${t.server.url}/openapi.json`)).json();
+    const names = (operation: { parameters: Array<{ name: string }> }) =>
+      operation.parameters.map((each) => each.name);
+    const list = document.paths["/sessions"].get;
+    expect(names(list)).toEqual(
+      expect.arrayContaining(["period_start", "period_end", "tag", "limit", "cursor"]),
+    );
+    expect(Object.keys(list.responses)).toEqual(expect.arrayContaining(["200", "400", "401"]));
+    const listed = list.responses["200"].content["application/json"].schema;
+    expect(listed.properties.sessions.items.required).toEqual(
+      expect.arrayContaining(["session_id", "trace_count", "span_count", "usage", "tags"]),
+    );
+    const detail = document.paths["/sessions/{session_id}"].get;
+    expect(names(detail)).toEqual(expect.arrayContaining(["session_id", "limit", "cursor"]));
+    expect(Object.keys(detail.responses)).toEqual(expect.arrayContaining(["200", "400", "404"]));
+    const session = detail.responses["200"].content["application/json"].schema;
+    expect(Object.keys(session.properties)).toEqual(
+      expect.arrayContaining(["traces", "events", "next_cursor", "cost_usd"]),
+    );
+    expect(names(document.paths["/traces/{trace_id}"].get)).toEqual(
+      expect.arrayContaining(["trace_id", "payloads"]),
+    );
+    const one = document.paths["/traces/{trace_id}/spans/{span_id}"].get;
+    expect(names(one)).toEqual(["trace_id", "span_id"]);
+    expect(Object.keys(one.responses)).toEqual(expect.arrayContaining(["200", "400", "404"]));
+    expect(one.responses["200"].content["application/json"].schema.$ref).toBe(
+      "#/components/schemas/Span",
     );
   });
 

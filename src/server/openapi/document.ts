@@ -14,7 +14,7 @@ import { versionSchema } from "../../core/wire/versions.js";
 import { sdkVersion } from "../../tracing/sdk-info.js";
 import { errorStatuses } from "../http/api-error.js";
 import { analyticsQuerySchemas } from "../routes/analytics.js";
-import { listQuerySchema } from "../routes/traces.js";
+import { listQuerySchema, traceQuerySchema } from "../routes/traces.js";
 import { publishVersionSchema } from "../routes/versions.js";
 import { evaluationRoutes } from "./evaluation-routes.js";
 import {
@@ -28,6 +28,7 @@ import {
 import { type ErrorResponses, json } from "./route-helpers.js";
 import { sandboxAccessRoutes } from "./sandbox-access-routes.js";
 import { secretStoreRoutes } from "./secret-store-routes.js";
+import { sessionRoutes } from "./session-routes.js";
 
 const errorResponses: ErrorResponses = (...codes) =>
   Object.fromEntries(codes.map((code) => [errorStatuses[code], json(errorBodySchema, code)]));
@@ -133,7 +134,12 @@ const routes: RouteConfig[] = [
     method: "get",
     path: "/traces/{trace_id}",
     summary: "A trace with its span tree, events and scores",
-    request: { params: z.object({ trace_id: z.string().describe("tr_ (or trace_) + 32 hex") }) },
+    description:
+      "With payloads=false the tree leaves out each span's input, output, expected output and large attribute values (a 10,000-span trace stays small); GET /traces/{trace_id}/spans/{span_id} returns a span whole.",
+    request: {
+      params: z.object({ trace_id: z.string().describe("tr_ (or trace_) + 32 hex") }),
+      query: traceQuerySchema,
+    },
     responses: {
       200: json(traceDetailSchema, "the trace"),
       ...errorResponses("invalid_request", "not_found"),
@@ -178,6 +184,7 @@ const routes: RouteConfig[] = [
       ...common,
     },
   },
+  ...sessionRoutes(errorResponses, common),
   ...evaluationRoutes(errorResponses, common),
   ...secretStoreRoutes(errorResponses, common),
   ...sandboxAccessRoutes(errorResponses, common),

@@ -56,7 +56,7 @@ export const Reconnecting: Story = {
     dropping.restore();
     await canvas.findByText("running");
     dropping.drop(true);
-    const label = await canvas.findByText("Reconnecting…", { selector: ".cairn-status-stream" });
+    const label = await canvas.findByText("Reconnecting…", { selector: "span" });
     await expect(label).toBeVisible();
     await expect(announced(canvas)).toBe("Reconnecting…");
     // The last sample stays on screen while the stream is down.
@@ -64,6 +64,31 @@ export const Reconnecting: Story = {
       "aria-valuenow",
       "1.4",
     );
+  },
+};
+
+const expiring = createStatusService({ firstUsage: { cpuCores: 0.8 } });
+
+/**
+ * The sandbox token expires while the page is open: the service ends the stream and answers the
+ * next connection with 401. One state shows: Disconnected and why, in words a user can act on.
+ */
+export const ExpiredToken: Story = {
+  render: on(expiring),
+  play: async ({ canvasElement }) => {
+    const canvas = within(canvasElement);
+    await canvas.findByText("running");
+    expiring.expireToken();
+    await expect(await canvas.findByText("Disconnected")).toBeVisible();
+    await expect(canvas.getByText("the sandbox token has expired or was revoked")).toBeVisible();
+    await waitFor(() =>
+      expect(announced(canvas)).toBe("Disconnected: the sandbox token has expired or was revoked"),
+    );
+    // Nothing the closed stream last said stays: no status, clock, meters, nor an API path.
+    await expect(canvas.queryByText("running")).toBeNull();
+    await expect(canvas.queryByText("Connecting…")).toBeNull();
+    await expect(canvas.queryByRole("meter")).toBeNull();
+    await expect(canvasElement.textContent).not.toMatch(/\/api\/|left|up \d/);
   },
 };
 

@@ -67,6 +67,7 @@ export function createStatusService(options: StatusServiceOptions = {}) {
   const recent: Array<{ id: number; frame: string }> = [];
   const streams = new Set<ReadableStreamDefaultController<Uint8Array>>();
   let offline = false;
+  let expired = false;
   let timer: ReturnType<typeof setInterval> | undefined;
   let sample = 0;
   const requests: Array<{ lastEventId: string | null }> = [];
@@ -124,6 +125,14 @@ export function createStatusService(options: StatusServiceOptions = {}) {
     }
     if (!headers.get("authorization")?.startsWith("Bearer ")) {
       return json(401, { error: "unauthorized", message: "give a token or an API key" });
+    }
+    if (expired) {
+      // As src/server/sandboxes/token-caller.ts answers a token that expired or was revoked.
+      return json(401, {
+        error: "unauthorized",
+        message:
+          "the sandbox token is not valid: unknown, expired or revoked, or its sandbox has stopped; the app must get a new one",
+      });
     }
     if (decodeURIComponent(match[1] ?? "") !== record.id) {
       return json(404, {
@@ -231,6 +240,11 @@ export function createStatusService(options: StatusServiceOptions = {}) {
       for (const stream of streams) stream.error(new TypeError("network error"));
       streams.clear();
       stopTimer();
+    },
+    /** The token expires (or is revoked): open streams end, and every new connection is a 401. */
+    expireToken() {
+      expired = true;
+      closeAll();
     },
     /** The network is back. */
     restore() {

@@ -1,4 +1,4 @@
-import type { CairnConnection } from "../client/connection.js";
+import type { CairnConnection, CairnRequestError } from "../client/connection.js";
 import {
   type EventStreamState,
   type SandboxEvent,
@@ -90,14 +90,24 @@ export class SandboxStatusStore {
     }
   }
 
-  #streamState(stream: EventStreamState, error?: Error): void {
+  #streamState(stream: EventStreamState, failure?: Error): void {
+    // The kit's own words for why, by status: the service's sentence is for developers (it may
+    // name API routes and ids), and the people of a page read this one. A 404 is a sandbox gone;
+    // the others a client cannot mend (401, 403) are its token's (budget: two sentences only).
+    const error =
+      failure &&
+      ((failure as CairnRequestError).status === 404
+        ? "the sandbox was not found"
+        : "the sandbox token has expired or was revoked");
     const announcement =
       stream === "reconnecting"
         ? "Reconnecting…"
         : stream === "open" && this.#snapshot.stream === "reconnecting"
           ? "Reconnected"
-          : error && `Disconnected: ${error.message}`;
+          : error && `Disconnected: ${error}`;
+    // Closed for good: what the stream last told (status, usage, commands) is no longer known.
+    if (error) this.#snapshot = initialStatus;
     // The same sentence again (a second failed attempt) changes no text: nothing is re-read.
-    this.#set({ stream, error: error?.message, ...(announcement && { announcement }) });
+    this.#set({ stream, error, ...(announcement && { announcement }) });
   }
 }

@@ -66,12 +66,12 @@ describe("SandboxStatusStore", () => {
     stop();
   });
 
-  it("closes with the service's sentence on a 4xx (another sandbox)", async () => {
+  it("closes on a 4xx with its own sentence for the status, not the service's (another sandbox)", async () => {
     const service = createStatusService();
     const { stop, get } = follow(new SandboxStatusStore(service.connection, "sbx_gone"));
     await waitFor(() => expect(get().stream).toBe("closed"));
-    expect(get().error).toBe("sandbox sbx_gone not found");
-    expect(get().announcement).toBe("Disconnected: sandbox sbx_gone not found");
+    expect(get().error).toBe("the sandbox was not found");
+    expect(get().announcement).toBe("Disconnected: the sandbox was not found");
     stop();
   });
 });
@@ -104,8 +104,34 @@ describe("CairnStatus", () => {
       />,
     );
     expect(await screen.findByText("Disconnected")).toBeTruthy();
-    expect(screen.getByText("give a token or an API key")).toBeTruthy();
+    expect(screen.getByText("the sandbox token has expired or was revoked")).toBeTruthy();
     expect(screen.queryByText("Connecting…")).toBeNull();
+  });
+
+  it("shows one state when the token expires: Disconnected, why in words, no uptime, no API path", async () => {
+    const service = createStatusService();
+    const { container } = render(
+      <CairnStatus connection={service.connection} sandboxId={service.sandboxId} />,
+    );
+    await screen.findByText("running");
+    act(() => service.expireToken());
+    expect(await screen.findByText("Disconnected")).toBeTruthy();
+    const head = container.querySelector("section > div");
+    expect(head?.textContent).toBe("Disconnectedthe sandbox token has expired or was revoked");
+    expect(head?.firstElementChild?.getAttribute("data-status")).toBeNull();
+    expect(container.textContent).not.toMatch(/\/api\/|Connecting…|running/);
+    expect(screen.getByRole("status").textContent).toBe(
+      "Disconnected: the sandbox token has expired or was revoked",
+    );
+  });
+
+  it("says a sandbox the service does not know was not found", async () => {
+    const service = createStatusService();
+    const { container } = render(
+      <CairnStatus connection={service.connection} sandboxId="sbx_gone" />,
+    );
+    expect(await screen.findByText("the sandbox was not found")).toBeTruthy();
+    expect(container.textContent).not.toMatch(/sbx_gone|Connecting…/);
   });
 
   it("shows Reconnecting… while the stream is down and announces the way back once", async () => {
@@ -113,7 +139,7 @@ describe("CairnStatus", () => {
     render(<CairnStatus connection={service.connection} sandboxId={service.sandboxId} />);
     await screen.findByText("running");
     act(() => service.drop(true));
-    const label = { selector: ".cairn-status-stream" };
+    const label = { selector: "span" };
     expect(await screen.findByText("Reconnecting…", label)).toBeTruthy();
     expect(screen.getByRole("status").textContent).toBe("Reconnecting…");
     service.restore();

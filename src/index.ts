@@ -34,9 +34,22 @@ export type {
 } from "./core/wire/evals.js";
 export type { ExportBatch, ExportedSpan, ExportedSpanEvent } from "./core/wire/export-batch.js";
 export type { JudgeVerdict, Score } from "./core/wire/scores.js";
+export type {
+  SessionDetail,
+  SessionEvent,
+  SessionList,
+  SessionSummary,
+  SessionTrace,
+} from "./core/wire/sessions.js";
 export { type SpanKind, spanKinds } from "./core/wire/span-kind.js";
 export type { TokenUsage } from "./core/wire/token-usage.js";
-export type { TraceDetail, TraceList, TraceSpan, TraceSummary } from "./core/wire/traces.js";
+export type {
+  StoredSpan,
+  TraceDetail,
+  TraceList,
+  TraceSpan,
+  TraceSummary,
+} from "./core/wire/traces.js";
 export type { Version, VersionEvent } from "./core/wire/versions.js";
 export {
   type AnalyticsDate,
@@ -64,7 +77,19 @@ export {
   judgeOnService,
   scoreTrace,
 } from "./tracing/client/scores.js";
-export { getTrace, type ListTracesOptions, listTraces } from "./tracing/client/traces.js";
+export {
+  type GetSessionOptions,
+  getSession,
+  type ListSessionsOptions,
+  listSessions,
+} from "./tracing/client/sessions.js";
+export {
+  type GetTraceOptions,
+  getSpan,
+  getTrace,
+  type ListTracesOptions,
+  listTraces,
+} from "./tracing/client/traces.js";
 export {
   currentVersion,
   listVersions,

@@ -3,6 +3,8 @@ import {
   configure,
   currentSpan,
   flush,
+  getSession,
+  listSessions,
   observe,
   type Session,
   shutdown,
@@ -256,5 +258,38 @@ describe("GET /sessions and GET /sessions/{session_id}", () => {
     const theirs = await (await asOther("/sessions/shared-id")).json();
     expect(theirs.trace_count).toBe(1);
     expect((await t.call("GET", "/sessions/shared-id")).status).toBe(404);
+  });
+
+  it("is read by the SDK's listSessions and getSession, which throw the service's error", async () => {
+    const connection = { endpoint: t.server.url, apiKey: t.apiKey };
+    const page = await listSessions({
+      ...connection,
+      period_start: "2026-10-02",
+      period_end: "2026-10-02",
+      tag: "late",
+      limit: 2,
+    });
+    expect(page.sessions.map((each) => each.session_id)).toEqual(["paged-3", "paged-4"]);
+    const next = await listSessions({
+      ...connection,
+      cursor: page.next_cursor ?? "",
+      tag: "late",
+      period_start: "2026-10-02",
+      period_end: "2026-10-02",
+    });
+    expect(next.sessions.map((each) => each.session_id)).toEqual(["paged-2"]);
+    const session = await getSession("long-chat", { ...connection, limit: 2 });
+    expect(session.traces.map((trace) => trace.input?.slice(0, 6))).toEqual(["xxxxxx", "turn 1"]);
+    expect(session.next_cursor).not.toBeNull();
+    const escaped = await getSession("user 42/chat?x", connection);
+    expect(escaped.trace_count).toBe(1);
+    const missing = await getSession("no-such-session", connection).catch(
+      (error: unknown) => error,
+    );
+    expect(missing).toMatchObject({ code: "not_found", status: 404 });
+    const refused = await listSessions({ ...connection, limit: 0 }).catch(
+      (error: unknown) => error,
+    );
+    expect(refused).toMatchObject({ code: "invalid_request", status: 400 });
   });
 });

@@ -1,3 +1,4 @@
+import { getSpan, getTrace } from "cairn-ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   addProject,
@@ -118,5 +119,21 @@ describe("span payloads on demand", () => {
     const span = await asOther(`/traces/${trace}/spans/d000000000000001`);
     expect(span.status).toBe(404);
     expect(await span.text()).not.toContain("short answer");
+  });
+
+  it("is read by the SDK's getTrace({ payloads: false }) and getSpan", async () => {
+    const connection = { endpoint: t.server.url, apiKey: t.apiKey };
+    const tree = await getTrace(trace, { ...connection, payloads: false });
+    expect(tree.payloads).toBe(false);
+    const root = tree.spans[0];
+    expect(root?.input).toBeNull();
+    expect(root?.omitted).toContain("input");
+    const whole = await getSpan(trace, root?.span_id ?? "", connection);
+    expect(whole.input).toBe(big);
+    expect(whole.resource?.service_name).toBe("test");
+    const missing = await getSpan(trace, "d0000000000000ff", connection).catch(
+      (error: unknown) => error,
+    );
+    expect(missing).toMatchObject({ code: "not_found", status: 404 });
   });
 });

@@ -1,5 +1,7 @@
 import type { SpanKind } from "../../core/wire/span-kind.js";
 import {
+  type StoredSpan,
+  storedSpanSchema,
   type TraceDetail,
   type TraceList,
   traceDetailSchema,
@@ -50,29 +52,64 @@ export interface ListTracesOptions extends ClientOptions {
  */
 export function listTraces(options: ListTracesOptions = {}): Promise<TraceList> {
   const { endpoint, apiKey, signal, ...filters } = options;
-  const query = new URLSearchParams();
-  for (const [name, value] of Object.entries(filters)) {
-    if (value !== undefined) query.set(name, String(value));
-  }
   return requestService(
     "GET",
-    `/analytics/traces${query.size > 0 ? `?${query}` : ""}`,
+    `/analytics/traces${queryString(filters)}`,
     undefined,
     traceListSchema,
     { endpoint, apiKey, signal },
   );
 }
 
+/** Options of {@link getTrace}. */
+export interface GetTraceOptions extends ClientOptions {
+  /**
+   * `false`: spans without input, output, expected output and large attribute values (each
+   * span names them in `omitted`), so a trace of thousands of spans stays small; {@link getSpan}
+   * returns one span whole. Default `true`.
+   */
+  payloads?: boolean;
+}
+
 /**
  * One trace: its summary, tags and scores, and its spans as a tree (each span's `children`).
  * `formatTraceTree()` prints the spans, flattened, as a tree.
+ *
+ * @example
+ * const tree = await getTrace(traceId, { payloads: false });
+ * const first = await getSpan(traceId, tree.spans[0].span_id);
  */
-export function getTrace(traceId: string, options: ClientOptions = {}): Promise<TraceDetail> {
+export function getTrace(traceId: string, options: GetTraceOptions = {}): Promise<TraceDetail> {
+  const { endpoint, apiKey, signal, payloads } = options;
   return requestService(
     "GET",
-    `/traces/${encodeURIComponent(traceId)}`,
+    `/traces/${encodeURIComponent(traceId)}${queryString({ payloads })}`,
     undefined,
     traceDetailSchema,
+    { endpoint, apiKey, signal },
+  );
+}
+
+/** One whole span of a trace: input, output, attributes, events and the resource that sent it. */
+export function getSpan(
+  traceId: string,
+  spanId: string,
+  options: ClientOptions = {},
+): Promise<StoredSpan> {
+  return requestService(
+    "GET",
+    `/traces/${encodeURIComponent(traceId)}/spans/${encodeURIComponent(spanId)}`,
+    undefined,
+    storedSpanSchema,
     options,
   );
+}
+
+/** `?name=value&…` of the values given, or nothing when none is. */
+export function queryString(values: Readonly<Record<string, unknown>>): string {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(values)) {
+    if (value !== undefined) query.set(name, String(value));
+  }
+  return query.size > 0 ? `?${query}` : "";
 }

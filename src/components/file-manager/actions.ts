@@ -12,6 +12,8 @@ export interface FileManagerActions {
   openMenu(point: { readonly x: number; readonly y: number }, entry?: FileEntry): void;
   /** A drag of entries begins. */
   startDrag(paths: readonly string[], data: DataTransfer): void;
+  /** That drag ended, dropped or not: its entries are no longer being dragged. */
+  endDrag(): void;
   /** Whether a drag over `directory` may drop there (entries moved, or files uploaded). */
   canDrop(directory: string, data: DataTransfer): boolean;
   drop(directory: string, data: DataTransfer): void;

@@ -8,7 +8,7 @@ import { DeleteDialog } from "./delete-dialog.js";
 import type { FileManagerStore } from "./file-manager-store.js";
 import { FileView } from "./file-view.js";
 import { FolderTree } from "./folder-tree.js";
-import { baseName, isWithin, parentOf } from "./paths.js";
+import { baseName, draggedPaths, isWithin, parentOf } from "./paths.js";
 import { Toolbar } from "./toolbar.js";
 import type { FileAction } from "./types.js";
 import {
@@ -68,9 +68,13 @@ export function CairnFileManager(props: CairnFileManagerProps) {
         data.setData(entriesMime, JSON.stringify(paths));
         data.setData("text/plain", paths.join("\n"));
       },
+      endDrag: () => {
+        dragged.current = [];
+      },
       canDrop: (directory, data) => {
         if (data.types.includes("Files")) return true;
-        if (!data.types.includes(entriesMime)) return false;
+        // Entries only while this file manager drags some: another page's drag is no target.
+        if (!data.types.includes(entriesMime) || dragged.current.length === 0) return false;
         // Not into itself, nor into the folder it is already in.
         return dragged.current.every(
           (path) => !isWithin(directory, path) && parentOf(path) !== directory,
@@ -78,9 +82,9 @@ export function CairnFileManager(props: CairnFileManagerProps) {
       },
       drop: (directory, data) => {
         if (data.types.includes(entriesMime)) {
-          // What this file manager itself is dragging, never what the drop's data says: a drag
-          // from another page could name any path, or be no JSON at all.
-          const paths = dragged.current;
+          // Only paths this file manager itself is dragging, inside its root: a drag from another
+          // page could name any path, or be no JSON at all.
+          const paths = draggedPaths(data.getData(entriesMime), store.root, dragged.current);
           dragged.current = [];
           if (paths.length > 0) void store.move(paths, directory);
         } else if (data.files.length > 0) {

@@ -31,6 +31,18 @@ const loaded = (store: FileManagerStore, path = store.path.get()) =>
   vi.waitFor(() => expect(store.listing(path).get().status).toBe("loaded"));
 
 describe("FileManagerStore", () => {
+  it("resolves . and .. in a path it is given, and goes nowhere outside its root", async () => {
+    const { store } = setup(
+      { "docs/a.md": "", "src/b.ts": "" },
+      { initialPath: "/workspace/../etc" },
+    );
+    expect(store.path.get()).toBe("/workspace");
+    store.navigate("/workspace/docs/../src");
+    expect(store.path.get()).toBe("/workspace/src");
+    store.navigate("/workspace/../etc");
+    expect(store.path.get()).toBe("/workspace/src");
+  });
+
   it("lists the folder with folders first, names in reading order, and the tree of folders", async () => {
     const { store } = setup({ "b.txt": "bb", "file10.txt": "x", "file2.txt": "y", src: null });
     await loaded(store);

@@ -185,6 +185,24 @@ describe("CairnFileManager grid", () => {
     expect(fake.has("alpha.txt")).toBe(true);
   });
 
+  it("offers no drop target to a drag of entries it did not start, and forgets its own once it ends", async () => {
+    const { fake } = mount();
+    const docs = await row("docs");
+    const foreign = dataTransfer();
+    foreign.setData("application/x-cairn-paths", '["/workspace/alpha.txt"]');
+    // fireEvent answers false when the handler called preventDefault (a drop target).
+    expect(fireEvent.dragOver(docs, { dataTransfer: foreign })).toBe(true);
+    // A drag of alpha.txt that ends outside (dragend, no drop), then another page's drop.
+    const own = dataTransfer();
+    fireEvent.dragStart(await row("alpha.txt"), { dataTransfer: own });
+    fireEvent.dragEnd(await row("alpha.txt"), { dataTransfer: own });
+    expect(fireEvent.dragOver(docs, { dataTransfer: foreign })).toBe(true);
+    fireEvent.drop(docs, { dataTransfer: foreign });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(fake.requests.filter((request) => request.url.includes("/files/move"))).toEqual([]);
+    expect(fake.has("alpha.txt")).toBe(true);
+  });
+
   it("uploads files dropped from the desktop into the folder shown", async () => {
     const { fake } = mount({ initialPath: "/workspace/docs" });
     await row("guide.md");

@@ -222,6 +222,7 @@ export function FileView({ store, actions, focusRef }: FileViewProps) {
       const paths = selection.has(entry.path) ? [...selection] : [entry.path];
       actions.startDrag(paths, event.dataTransfer);
     },
+    onDragEnd: () => actions.endDrag(),
     ...(entry.type === "directory"
       ? {
           onDragOver: (event: DragEvent) => {

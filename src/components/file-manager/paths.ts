@@ -31,8 +31,39 @@ export function pathTrail(root: string, path: string): string[] {
   return trail;
 }
 
-/** `path` without a trailing slash; relative paths are taken under `root`. */
+/**
+ * `path` absolute, its `.` and `..` parts resolved and without a trailing slash; relative paths
+ * are taken under `root`. Only `/` separates (a `\` is a character of a Linux name).
+ */
 export function normalizePath(root: string, path: string): string {
-  const absolute = path.startsWith("/") ? path : joinPath(root, path);
-  return absolute.replace(/\/+/g, "/").replace(/(.)\/$/, "$1");
+  const parts: string[] = [];
+  for (const part of (path.startsWith("/") ? path : joinPath(root, path)).split("/")) {
+    if (part === "..") parts.pop();
+    else if (part !== "" && part !== ".") parts.push(part);
+  }
+  return `/${parts.join("/")}`;
+}
+
+/**
+ * The paths a drop of entries names (`application/x-cairn-paths`: a JSON list), kept only when
+ * they are inside `root` and among the entries this file manager itself is `dragging`: a drag
+ * from another page can name any path, or carry no JSON at all. Anything else gives none.
+ */
+export function draggedPaths(
+  raw: string,
+  root: string,
+  dragging: readonly string[],
+): readonly string[] {
+  let named: unknown;
+  try {
+    named = JSON.parse(raw);
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(named) || !named.every((path) => typeof path === "string")) return [];
+  const paths = named.map((path: string) => normalizePath(root, path));
+  const known = new Set(dragging);
+  return paths.every((path) => isWithin(path, root) && path !== root && known.has(path))
+    ? paths
+    : [];
 }

@@ -10,6 +10,7 @@ import {
   shutdown,
 } from "cairn-ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as sessionsCommand from "../../src/cli/commands/sessions.js";
 import {
   addProject,
   expectRefused,
@@ -291,5 +292,22 @@ describe("GET /sessions and GET /sessions/{session_id}", () => {
       (error: unknown) => error,
     );
     expect(refused).toMatchObject({ code: "invalid_request", status: 400 });
+  });
+
+  it("is printed by cairn sessions list and cairn sessions show", async () => {
+    const connection = { endpoint: t.server.url, apiKey: t.apiKey };
+    let listed = "";
+    await sessionsCommand.list({ ...connection, limit: 5 }, (text) => {
+      listed += text;
+    });
+    expect(listed).toMatch(/^session\s+first \(UTC\)/);
+    expect(listed).toContain("conv-sdk");
+    let shown = "";
+    await sessionsCommand.show("conv-sdk", connection, (text) => {
+      shown += text;
+    });
+    expect(shown).toContain("session conv-sdk: 3 traces, 5 spans, 0 errors, 30 tokens");
+    expect(shown).toContain("agent turn");
+    expect(shown).toMatch(/event .* user-message\n/);
   });
 });

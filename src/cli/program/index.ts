@@ -5,6 +5,7 @@ import { addDevCommand } from "./dev.js";
 import { addDoctorCommand } from "./doctor.js";
 import { addSandboxCommand } from "./sandbox.js";
 import { addSecretsCommand } from "./secrets.js";
+import { addSessionsCommand } from "./sessions.js";
 import { addTestCommand } from "./test.js";
 import { addTracesCommand } from "./traces.js";
 
@@ -40,6 +41,7 @@ export function createProgram(): CairnCommand {
     .addHelpText("after", exitCodes);
   addDevCommand(program);
   addTracesCommand(program);
+  addSessionsCommand(program);
   addTestCommand(program);
   addDoctorCommand(program);
   addSandboxCommand(program);

@@ -8,6 +8,7 @@ import { DeleteDialog } from "./delete-dialog.js";
 import type { FileManagerStore } from "./file-manager-store.js";
 import { FileView } from "./file-view.js";
 import { FolderTree } from "./folder-tree.js";
+import { shownName } from "./format.js";
 import { baseName, draggedPaths, isWithin, parentOf } from "./paths.js";
 import { Toolbar } from "./toolbar.js";
 import type { FileAction } from "./types.js";
@@ -214,7 +215,7 @@ function Progress({ store }: { readonly store: FileManagerStore }) {
     first === undefined
       ? ""
       : operations.length === 1
-        ? `${doing[first.action]} ${baseName(first.paths[0] ?? "")}…`
+        ? `${doing[first.action]} ${shownName(baseName(first.paths[0] ?? ""))}…`
         : `${operations.length} changes under way…`;
   return (
     <div role="status" className="cairn-fm-progress">

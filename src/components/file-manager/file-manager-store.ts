@@ -1,7 +1,7 @@
 import type { FileEntry } from "../client/files.js";
-import { visibleName } from "../client/names.js";
 import { Cell, type ReadonlyCell } from "./cell.js";
 import type { FileService } from "./file-service.js";
+import { mentioning, shownName } from "./format.js";
 import { freeName, nameProblem } from "./names.js";
 import { baseName, isWithin, joinPath, normalizePath, parentOf, pathTrail } from "./paths.js";
 import { compareNames, type SortKey, type SortOrder, sortEntries } from "./sort.js";
@@ -686,7 +686,8 @@ export class FileManagerStore {
       status: typeof answer?.status === "number" ? answer.status : undefined,
       code: typeof answer?.code === "string" ? answer.code : undefined,
       detail,
-      message: `Could not ${verbs[action]} “${visibleName(baseName(path))}”: ${detail}`,
+      // The name once, shortened when long: the service's sentence may name it (or its path) too.
+      message: `Could not ${verbs[action]} “${shownName(baseName(path))}”: ${mentioning(detail, baseName(path))}`,
     };
     // The latest few: an error that repeats does not pile up.
     this.#errors.set(

@@ -492,4 +492,19 @@ describe("names that reorder or hide text", () => {
     await user.keyboard("{Delete}");
     expect(await screen.findByRole("alertdialog")).toHaveTextContent("invoice⟨U+202E⟩fdp.exe");
   });
+
+  it("are shown visible and once, a long one cut in its middle, in the progress line and alerts", async () => {
+    const long = `${"minutes-of-the-board-".repeat(6)}invoice\u202Efdp.exe`;
+    const fake = new FakeFileService({ files: { [long]: "x", docs: null }, latencyMs: 30 });
+    const { user } = mount({}, fake);
+    await user.click(await row("minutes"));
+    await user.keyboard("{Delete}");
+    const dialog = await screen.findByRole("alertdialog");
+    await user.click(within(dialog).getByRole("button", { name: "Delete" }));
+    const progress = await screen.findByText(/^Deleting /);
+    expect(progress.textContent).toMatch(
+      /^Deleting minutes-of-the-board-.*….*invoice⟨U\+202E⟩fdp\.exe…$/,
+    );
+    expect(document.body.textContent).not.toContain("\u202E");
+  });
 });

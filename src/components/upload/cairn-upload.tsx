@@ -9,6 +9,7 @@ import {
   useSyncExternalStore,
 } from "react";
 import { visibleName } from "../client/names.js";
+import { shownName } from "../file-manager/format.js";
 import { relativePathOf } from "./folder.js";
 import { acceptList, formatSize } from "./limits.js";
 import type { UploadItem, UploadStore } from "./upload-store.js";
@@ -77,7 +78,7 @@ interface RowProps {
 const UploadRow = memo(function UploadRow({ store, id }: RowProps) {
   const item = useUploadItem(store, id);
   if (item === undefined) return null;
-  const name = visibleName(item.name);
+  const name = shownName(item.name);
   const { state } = item;
   const percent =
     state === "done" ? 100 : item.total > 0 ? Math.floor((item.loaded * 100) / item.total) : 0;
@@ -93,7 +94,7 @@ const UploadRow = memo(function UploadRow({ store, id }: RowProps) {
       <Preview file={item.file} />
       <div className="cairn-upload-info">
         <span className="cairn-upload-name" title={visibleName(item.path)}>
-          {visibleName(item.relativePath)}
+          {shownName(item.relativePath)}
         </span>
         <span className="cairn-upload-status">{visibleName(statusText(item))}</span>
         {active && (

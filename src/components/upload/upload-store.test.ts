@@ -200,6 +200,32 @@ describe("UploadStore", () => {
     expect(store.getItem(id)?.retryable).toBe(false);
   });
 
+  it("names a long file once per message, cut in its middle, with hidden characters shown", async () => {
+    const long = `${"quarterly-report-".repeat(12)}final\u202Efdp.exe`;
+    const mentions = (text: string | undefined) =>
+      (text ?? "").split("quarterly-report-q").length - 1;
+    const service = createUploadService();
+    const manual = manualUploader();
+    const store = storeOn(service, { uploader: manual.uploader, maxFileSize: 10 });
+    const [tooBig = ""] = store.add([fakeFile(long, 20)]);
+    const refusal = store.getItem(tooBig)?.message ?? "";
+    expect(refusal).toMatch(
+      /^quarterly-report-quarterly.*….*final⟨U\+202E⟩fdp\.exe is 20 B; the limit is 10 B$/,
+    );
+    expect(refusal.length).toBeLessThan(100);
+    const failing = storeOn(service, { uploader: manual.uploader });
+    const [id = ""] = failing.add([fakeFile(long, 5)]);
+    await until(() => manual.calls.length === 1, "attempt");
+    manual.calls[0]?.reject(
+      new CairnRequestError(400, "bad_request", `cannot write /workspace/${long}: name too long`),
+    );
+    await until(() => failing.getItem(id)?.state === "failed", "failed");
+    expect(mentions(failing.getItem(id)?.message)).toBe(1);
+    expect(failing.getItem(id)?.message).toContain("…");
+    expect(mentions(failing.getAnnouncement())).toBe(1);
+    expect(failing.getAnnouncement()).not.toContain("\u202E");
+  });
+
   it("cancels an upload in flight (aborting its request) and one still queued", async () => {
     const service = createUploadService();
     const manual = manualUploader();

@@ -1,5 +1,6 @@
 import { type CairnConnection, CairnRequestError } from "../client/connection.js";
 import { type FileEntry, makeDirectory, statFile, uploadFile } from "../client/files.js";
+import { mentioning, shownName } from "../file-manager/format.js";
 import { limitViolation, tooManyFiles, type UploadLimits } from "./limits.js";
 import { backoffDelay, parentOf, renamedPath, targetPath } from "./paths.js";
 
@@ -188,12 +189,14 @@ export class UploadStore {
       const { file, relativePath } = "file" in input ? input : { file: input, relativePath: "" };
       const relative = relativePath || file.name;
       const target = targetPath(this.#directory(), relative);
-      const over =
+      const refusal =
         "problem" in target
           ? `${file.name} cannot be uploaded: ${target.problem}`
           : maxFiles !== undefined && counted >= maxFiles
             ? tooManyFiles(file.name, maxFiles)
             : limitViolation(file, this.#options);
+      // The name once, and a long one cut in its middle: the row shows it beside the message.
+      const over = refusal === undefined ? undefined : mentioning(refusal, file.name);
       if (over === undefined) counted += 1;
       else refused.push(over);
       counter += 1;
@@ -363,7 +366,10 @@ export class UploadStore {
       if (path === undefined) {
         this.#update(id, {
           state: "skipped",
-          message: `${started.relativePath} already exists in ${this.#directory()}; skipped`,
+          message: mentioning(
+            `${started.relativePath} already exists in ${this.#directory()}; skipped`,
+            started.relativePath,
+          ),
         });
         this.#announce(`${started.name} skipped: it already exists`);
         return;
@@ -409,7 +415,9 @@ export class UploadStore {
   #failed(id: string, error: unknown): void {
     const item = this.#items.get(id);
     if (item === undefined) return;
-    const reason = error instanceof Error ? error.message : String(error);
+    const said = error instanceof Error ? error.message : String(error);
+    // The service's sentence may name the file (its whole path): once, and shortened.
+    const reason = mentioning(said, item.name);
     const attempts = Math.max(1, this.#options.attempts ?? 3);
     if (isTransient(error) && item.attempts < attempts) {
       const delay = backoffDelay(item.attempts, this.#options.retryDelayMs ?? 1000);
@@ -433,7 +441,11 @@ export class UploadStore {
     const permanent =
       typeof status === "number" && status >= 400 && status < 500 && ![408, 429].includes(status);
     this.#update(id, { state: "failed", message: reason, retryable: !permanent });
-    this.#announce(`${item.name} failed: ${reason}`);
+    this.#announce(
+      said.includes(item.name)
+        ? `Upload failed: ${reason}`
+        : `${shownName(item.name)} failed: ${reason}`,
+    );
   }
 
   /** The path to write, after the conflict policy; undefined: skip it. */

@@ -31,6 +31,19 @@ const loaded = (store: FileManagerStore, path = store.path.get()) =>
   vi.waitFor(() => expect(store.listing(path).get().status).toBe("loaded"));
 
 describe("FileManagerStore", () => {
+  it("gives no download link but http(s), whatever a service of its own answers, and says why", async () => {
+    const fake = new FakeFileService({ files: { "a.txt": "a" } });
+    const real = sandboxFileService(fake.connection(), fake.sandboxId);
+    const store = new FileManagerStore({
+      service: { ...real, downloadUrl: async () => "javascript:alert(document.domain)" },
+    });
+    stores.push(store);
+    expect(await store.downloadUrl("/workspace/a.txt")).toBeUndefined();
+    expect(store.errors.get().map((error) => error.message)).toEqual([
+      "Could not download “a.txt”: the download link is not an http(s) URL",
+    ]);
+  });
+
   it("resolves . and .. in a path it is given, and goes nowhere outside its root", async () => {
     const { store } = setup(
       { "docs/a.md": "", "src/b.ts": "" },

@@ -442,7 +442,13 @@ export class FileManagerStore {
   async downloadUrl(path: string): Promise<string | undefined> {
     let url: string | undefined;
     await this.#run("download", [path], async () => {
-      url = await this.#service.downloadUrl(path);
+      const signed = await this.#service.downloadUrl(path);
+      // The link is clicked in the page's origin: http(s) only, whatever a service answered (a
+      // FileService of the app's own, too; the kit's checks the URL is the service's origin).
+      if (!/^https?:\/\//i.test(signed)) {
+        throw new Error("the download link is not an http(s) URL");
+      }
+      url = signed;
     });
     return url;
   }

@@ -83,3 +83,25 @@ describe("signedUrlUploader", () => {
     await expect(failure).rejects.toMatchObject({ status: 403, code: "forbidden" });
   });
 });
+
+describe("signedUrlUploader and a signed URL that is not the service's", () => {
+  for (const url of ["javascript:alert(document.domain)", "https://evil.example/put"]) {
+    it(`PUTs nothing to ${url}: the refusal names the bad signed URL`, async () => {
+      vi.stubGlobal("XMLHttpRequest", FakeRequest);
+      const service = createUploadService();
+      const hostile: typeof fetch = async (input, init) =>
+        String(input).endsWith("/files/signed-url")
+          ? Response.json({ url, method: "PUT", expiresAt: "2026-11-26T19:00:00.000Z" })
+          : (service.connection.fetch ?? fetch)(input, init);
+      const failure = signedUrlUploader(
+        { ...service.connection, fetch: hostile },
+        service.sandboxId,
+        "/workspace/c.bin",
+        fakeFile("c.bin", 10),
+        {},
+      );
+      await expect(failure).rejects.toMatchObject({ code: "bad_signed_url" });
+      expect(FakeRequest.sent).toEqual([]);
+    });
+  }
+});

@@ -1,5 +1,5 @@
 import type { Meta, StoryObj } from "@storybook/react-vite";
-import { expect, userEvent, waitFor, within } from "storybook/test";
+import { expect, spyOn, userEvent, waitFor, within } from "storybook/test";
 import {
   CairnFileManager,
   type CairnFileManagerProps,
@@ -161,6 +161,58 @@ export const RenameWithF2: Story = {
     await userEvent.clear(editor);
     await userEvent.type(editor, "..");
     await expect(await canvas.findByRole("alert")).toHaveTextContent("“..” is not a name");
+  },
+};
+
+/**
+ * Download asks the service for a signed GET URL and clicks a link to it: the link is the
+ * service's own signed URL (the play function catches the click, so the page stays).
+ */
+export const Download: Story = {
+  loaders: withService({ files: project }),
+  play: async ({ canvasElement, loaded }) => {
+    const fake = loaded.fake as FakeFileService;
+    const canvas = within(canvasElement);
+    const clicked: HTMLAnchorElement[] = [];
+    const click = spyOn(HTMLAnchorElement.prototype, "click").mockImplementation(function (
+      this: HTMLAnchorElement,
+    ) {
+      clicked.push(this);
+    });
+    try {
+      await userEvent.click(await row(canvas, "notes.txt"));
+      await userEvent.click(canvas.getByRole("button", { name: "Download" }));
+      await waitFor(() => expect(clicked).toHaveLength(1));
+    } finally {
+      click.mockRestore();
+    }
+    const link = clicked[0] as HTMLAnchorElement;
+    await expect(link.href).toMatch(
+      new RegExp(
+        `^http://cairn\\.test/api/sandboxes/${fake.sandboxId}/files/signed\\?path=%2Fworkspace%2Fnotes\\.txt&`,
+      ),
+    );
+    await expect(link.download).toBe("notes.txt");
+    await expect(canvas.queryByRole("alert")).toBeNull();
+  },
+};
+
+/** New folder makes "New folder" and opens its name for editing; Enter keeps the name typed. */
+export const NewFolder: Story = {
+  loaders: withService({ files: project }),
+  play: async ({ canvasElement, loaded }) => {
+    const fake = loaded.fake as FakeFileService;
+    const canvas = within(canvasElement);
+    await row(canvas, "notes.txt");
+    await userEvent.click(canvas.getByRole("button", { name: "New folder" }));
+    const input = await canvas.findByRole("textbox", { name: "New name for New folder" });
+    await userEvent.clear(input);
+    await userEvent.type(input, "reports{Enter}");
+    const made = await row(canvas, "reports");
+    await expect(made).toHaveAttribute("aria-selected", "true");
+    await waitFor(() => expect(fake.has("reports")).toBe(true));
+    await expect(canvas.queryByRole("row", { name: /^New folder/ })).toBeNull();
+    await expect(await canvas.findByRole("treeitem", { name: "reports" })).toBeVisible();
   },
 };
 

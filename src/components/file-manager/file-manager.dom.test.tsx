@@ -493,6 +493,14 @@ describe("names that reorder or hide text", () => {
     expect(await screen.findByRole("alertdialog")).toHaveTextContent("invoice⟨U+202E⟩fdp.exe");
   });
 
+  it("name the grid of a folder with the hidden characters of its name visible", async () => {
+    mount(
+      { initialPath: "/workspace/dir\u2067" },
+      new FakeFileService({ files: { "dir\u2067/a": "" } }),
+    );
+    expect(await screen.findByRole("grid", { name: "Files in dir⟨U+2067⟩" })).toBeInTheDocument();
+  });
+
   it("are shown visible and once, a long one cut in its middle, in the progress line and alerts", async () => {
     const long = `${"minutes-of-the-board-".repeat(6)}invoice\u202Efdp.exe`;
     const fake = new FakeFileService({ files: { [long]: "x", docs: null }, latencyMs: 30 });

@@ -280,7 +280,7 @@ export function FileView({ store, actions, focusRef }: FileViewProps) {
 
   const items = virtualizer.getVirtualItems();
   const shift = (start: number) => ({ transform: `translateY(${start - headerHeight}px)` });
-  const folderName = baseName(path);
+  const folderName = visibleName(baseName(path));
 
   return (
     // biome-ignore lint/a11y/noStaticElementInteractions: the drop target of uploads around the grid

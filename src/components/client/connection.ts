@@ -33,10 +33,10 @@ export class CairnRequestError extends Error {
 /** The headers every request of a connection carries. */
 export function connectionHeaders(connection: CairnConnection): Record<string, string> {
   const headers: Record<string, string> = {};
-  if (connection.token !== undefined) headers.authorization = `Bearer ${connection.token}`;
-  else if (connection.apiKey !== undefined) headers["x-api-key"] = connection.apiKey;
+  if (connection.token) headers.authorization = `Bearer ${connection.token}`;
+  else if (connection.apiKey) headers["x-api-key"] = connection.apiKey;
   const traceparent = connection.traceparent?.();
-  if (traceparent !== undefined) headers.traceparent = traceparent;
+  if (traceparent) headers.traceparent = traceparent;
   return headers;
 }
 

@@ -68,4 +68,36 @@ describe("readServerSentEvents", () => {
     }));
     expect(chunks).toBeGreaterThanOrEqual(3);
   });
+
+  it("reads a 16 MiB line sent in 64 KiB chunks when the cap allows it", async () => {
+    const piece = "x".repeat(64 * 1024);
+    const chunks = ["data: ", ...Array.from({ length: 256 }, () => piece), "\n\n"];
+    const events: ServerSentEvent[] = [];
+    for await (const event of readServerSentEvents(body(...chunks), undefined, 32 * 1024 * 1024)) {
+      events.push(event);
+    }
+    expect(events[0]?.data.length).toBe(16 * 1024 * 1024);
+  });
+
+  it("refuses an event over the cap it is given, naming it", async () => {
+    const read = async () => {
+      for await (const _ of readServerSentEvents(
+        body("data: 0123456789\n", "data: 0"),
+        undefined,
+        10,
+      ));
+    };
+    await expect(read()).rejects.toThrow("an event over 10 characters");
+    const under: ServerSentEvent[] = [];
+    for await (const event of readServerSentEvents(body("data: 0123456789\n\n"), undefined, 10)) {
+      under.push(event);
+    }
+    expect(under).toHaveLength(1);
+  });
+
+  it("keeps U+2028 in data, and reads a field without a colon as one with no value", async () => {
+    expect(await all(body("data: a\u2028b\ndata\nevent:x\n\n"))).toEqual([
+      { event: "x", data: "a\u2028b\n", id: undefined },
+    ]);
+  });
 });

@@ -124,6 +124,34 @@ describe("followExec", () => {
     expect(errors[0]).toMatch(/Lost the output/);
   });
 
+  it("gives up after maxReconnects in all, even when each connection held long enough", async () => {
+    const { exec, connection } = await startExec();
+    let sockets = 0;
+    class Flapping extends WebSocket {
+      constructor(url: string | URL) {
+        super(url);
+        sockets++;
+        this.addEventListener("open", () => exec.session.print(1, "x"));
+        this.addEventListener("message", (event) => {
+          if (typeof event.data !== "string") this.close(4000, "flapping");
+        });
+      }
+    }
+    const errors: string[] = [];
+    // stableMs 0: every connection counts as one that held, so the failure count never grows.
+    const stop = followExec(
+      connection,
+      exec.sandboxId,
+      exec.execId,
+      { onError: (message) => errors.push(message) },
+      { WebSocket: Flapping as typeof WebSocket, retries: 2, stableMs: 0, maxReconnects: 4 },
+    );
+    await expect.poll(() => errors.length, { timeout: 10_000 }).toBe(1);
+    stop();
+    expect(sockets).toBe(5);
+    expect(errors[0]).toMatch(/Lost the output/);
+  });
+
   it("reconnects with since= after a drop, without missing or repeating a byte", async () => {
     const { exec, connection } = await startExec();
     let sockets = 0;

@@ -38,8 +38,15 @@ export interface ExecFollowHandlers {
 export interface ExecFollowOptions {
   /** The WebSocket class to use (default: the global one). Stories pass a fake. */
   readonly WebSocket?: typeof WebSocket | undefined;
-  /** Reconnects after a socket drops before the exit; default 5. */
+  /** Reconnects in a row after a socket drops before the exit; default 5. */
   readonly retries?: number | undefined;
+  /**
+   * How long a connection must hold for its drop not to count against `retries`; default
+   * 5000 ms.
+   */
+  readonly stableMs?: number | undefined;
+  /** Reconnects in all, however long each connection held; default 100. */
+  readonly maxReconnects?: number | undefined;
 }
 
 /** Closed by the runner because the client asked for something it cannot serve: no retry. */
@@ -64,13 +71,12 @@ export function followExec(
   handlers: ExecFollowHandlers,
   options: ExecFollowOptions = {},
 ): () => void {
-  const retries = options.retries ?? 5;
-  /** How long a connection must hold for its drop not to count as a failure. */
-  const stableMs = 5000;
+  const { retries = 5, stableMs = 5000, maxReconnects = 100 } = options;
   const decoders = { 1: new TextDecoder(), 2: new TextDecoder() };
   const path = `/api/sandboxes/${encodeURIComponent(sandboxId)}/exec/${encodeURIComponent(execId)}`;
   let offset = 0;
   let failures = 0;
+  let reconnects = 0;
   let openedAt: number | undefined;
   let stopped = false;
   let socket: WebSocket | undefined;
@@ -106,7 +112,8 @@ export function followExec(
     if (openedAt !== undefined && Date.now() - openedAt >= stableMs) failures = 0;
     openedAt = undefined;
     failures++;
-    if (failures > retries) {
+    // A server that drops each connection after a while is given up on too, in the end.
+    if (failures > retries || ++reconnects > maxReconnects) {
       // The socket is gone for good; an exec that ended still has its exit code to show.
       if (record !== undefined && record.state !== "running") {
         exit({ exitCode: record.exitCode, signal: record.signal });

@@ -430,3 +430,53 @@ describe("the OpenAI-compatible transport", () => {
     }
   });
 });
+
+describe("a traced turn's request", () => {
+  it("carries the traceparent the tracer gives, with either transport", async () => {
+    const traceparent = "00-0123456789abcdef0123456789abcdef-0123456789abcdef-01";
+    const tracer = {
+      startTurn: () => ({
+        traceparent: async () => traceparent,
+        llm() {},
+        end() {},
+        fail() {},
+      }),
+    };
+    const headers: Array<string | undefined> = [];
+    const { url } = await serve((_body, request) => {
+      headers.push(request.headers.traceparent as string | undefined);
+      return createUIMessageStreamResponse({
+        stream: createUIMessageStream({
+          execute: ({ writer }) => {
+            writer.write({ type: "text-start", id: "t" });
+            writer.write({ type: "text-delta", id: "t", delta: "ok" });
+            writer.write({ type: "text-end", id: "t" });
+          },
+        }),
+      });
+    });
+    const store = new ChatStore({
+      transport: createUIMessageStreamTransport({ api: url }),
+      schedule: microtask,
+      tracer,
+    } as ConstructorParameters<typeof ChatStore>[0]);
+    await store.sendMessage("hello");
+    expect(headers).toEqual([traceparent]);
+
+    const sent: Array<string | null> = [];
+    const openai = createOpenAICompatibleTransport({
+      baseURL: "http://openai.test/v1",
+      model: "m",
+      fetch: async (_input: RequestInfo | URL, init?: RequestInit) => {
+        sent.push(new Headers(init?.headers).get("traceparent"));
+        return new Response("data: [DONE]\n\n", {
+          headers: { "content-type": "text/event-stream" },
+        });
+      },
+    } as Parameters<typeof createOpenAICompatibleTransport>[0]);
+    await new ChatStore({ transport: openai, schedule: microtask, tracer } as ConstructorParameters<
+      typeof ChatStore
+    >[0]).sendMessage("hello");
+    expect(sent).toEqual([traceparent]);
+  });
+});

@@ -200,6 +200,23 @@ describe("UploadStore", () => {
     expect(store.getItem(id)?.retryable).toBe(false);
   });
 
+  it("tries no signed URL again that was not the service's own", async () => {
+    const service = createUploadService();
+    const manual = manualUploader();
+    const store = storeOn(service, { uploader: manual.uploader });
+    const [id = ""] = store.add([fakeFile("x.bin", 1)]);
+    await until(() => manual.calls.length === 1, "attempt");
+    manual.calls[0]?.reject(
+      new CairnRequestError(
+        502,
+        "bad_signed_url",
+        "the service answered with a signed URL that is not on http://cairn.test",
+      ),
+    );
+    await until(() => store.getItem(id)?.state === "failed", "failed");
+    expect(store.getItem(id)).toMatchObject({ attempts: 1, retryable: false });
+  });
+
   it("names a long file once per message, cut in its middle, with hidden characters shown", async () => {
     const long = `${"quarterly-report-".repeat(12)}final\u202Efdp.exe`;
     const mentions = (text: string | undefined) =>

@@ -77,6 +77,8 @@ const settled = new Set<UploadState>(["done", "failed", "cancelled", "skipped"])
 /** Errors that a later attempt may not meet: no answer at all (a TypeError from fetch), 5xx, 408, 429. */
 function isTransient(error: unknown): boolean {
   if (!(error instanceof CairnRequestError)) return error instanceof TypeError;
+  // A signed URL that is not the service's own would come back the same way.
+  if (error.code === "bad_signed_url") return false;
   return error.status === 0 || error.status >= 500 || error.status === 408 || error.status === 429;
 }
 
@@ -439,7 +441,8 @@ export class UploadStore {
     // A refusal that another try would meet again (400, 403, 404, 409, 413) offers no Retry.
     const status = (error as { status?: unknown } | undefined)?.status;
     const permanent =
-      typeof status === "number" && status >= 400 && status < 500 && ![408, 429].includes(status);
+      (error instanceof CairnRequestError && error.code === "bad_signed_url") ||
+      (typeof status === "number" && status >= 400 && status < 500 && ![408, 429].includes(status));
     this.#update(id, { state: "failed", message: reason, retryable: !permanent });
     this.#announce(
       said.includes(item.name)

@@ -1,6 +1,7 @@
 import type { Meta, StoryObj } from "@storybook/react-vite";
 import { CairnProvider, useCairn } from "cairn-ai/react";
 import { useState } from "react";
+import { expect, userEvent, waitFor, within } from "storybook/test";
 
 // A component that traces its own work through the provider's client.
 function TracedButton() {
@@ -44,6 +45,14 @@ export const ConsoleExporter: Story = {
       <TracedButton />
     </CairnProvider>
   ),
+  play: async ({ canvasElement }) => {
+    const canvas = within(canvasElement);
+    await expect(canvas.getByText(/last traced call: none yet/)).toBeVisible();
+    // The first traced call loads the tracing SDK, then runs and returns.
+    await userEvent.click(canvas.getByRole("button", { name: "Run a traced call" }));
+    await waitFor(() => expect(canvas.queryByText(/none yet/)).toBeNull(), { timeout: 5000 });
+    await expect(canvas.getByText(/^ses_[0-9a-f]{24}$/)).toBeVisible();
+  },
 };
 
 /** A fixed session id, as an app would pass its conversation id. */
@@ -54,4 +63,7 @@ export const FixedSession: Story = {
       <TracedButton />
     </CairnProvider>
   ),
+  play: async ({ canvasElement }) => {
+    await expect(within(canvasElement).getByText("conversation-42")).toBeVisible();
+  },
 };

@@ -1,50 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { frames, pushTransport } from "../../../test/helpers/chat-fakes.js";
 import { ChatStore } from "./chat-store.js";
-import type { ChatMessage, ChatStreamPart, ChatTransport, ChatTurnTrace } from "./types.js";
-
-/** A scheduler the test runs by hand, as a browser runs animation frames. */
-function frames() {
-  let pending: (() => void) | undefined;
-  return {
-    schedule: (callback: () => void) => {
-      pending = callback;
-      return () => {
-        pending = undefined;
-      };
-    },
-    run() {
-      const callback = pending;
-      pending = undefined;
-      callback?.();
-    },
-  };
-}
-
-/** A transport whose parts the test pushes; it ignores the abort signal on purpose. */
-function pushTransport() {
-  const queue: Array<ChatStreamPart | "end"> = [];
-  let wake: (() => void) | undefined;
-  const requests: Array<{ messages: readonly ChatMessage[]; signal: AbortSignal }> = [];
-  const transport: ChatTransport = {
-    async *send(messages, { signal }) {
-      requests.push({ messages, signal });
-      for (;;) {
-        while (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve));
-        const next = queue.shift() as ChatStreamPart | "end";
-        if (next === "end") return;
-        yield next;
-      }
-    },
-  };
-  return {
-    transport,
-    requests,
-    push(...parts: Array<ChatStreamPart | "end">) {
-      queue.push(...parts);
-      wake?.();
-    },
-  };
-}
+import type { ChatMessage, ChatTurnTrace } from "./types.js";
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
 

@@ -3,10 +3,11 @@ import { Profiler, type ReactNode, useState } from "react";
 import { hydrateRoot } from "react-dom/client";
 import { renderToString } from "react-dom/server";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { frames as makeFrames, pushTransport } from "../../../test/helpers/chat-fakes.js";
 import { CairnChat } from "./cairn-chat.js";
 import { ChatStore } from "./chat-store.js";
 import type { ExecFollower } from "./exec-output.js";
-import type { ChatMessage, ChatStreamPart, ChatTransport } from "./types.js";
+import type { ChatMessage, ChatStreamPart } from "./types.js";
 import { useChat, useChatMessage } from "./use-chat.js";
 
 /** happy-dom lays nothing out: the thread is given a size, so the virtualizer shows rows. */
@@ -27,49 +28,8 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-/** Frames the test runs by hand, as a browser runs animation frames. */
-function frames() {
-  let pending: (() => void) | undefined;
-  return {
-    schedule: (callback: () => void) => {
-      pending = callback;
-      return () => {
-        pending = undefined;
-      };
-    },
-    run() {
-      const callback = pending;
-      pending = undefined;
-      act(() => callback?.());
-    },
-  };
-}
-
-/** A transport whose parts the test pushes, and which records each request's signal. */
-function pushTransport() {
-  const queue: Array<ChatStreamPart | "end"> = [];
-  let wake: (() => void) | undefined;
-  const signals: AbortSignal[] = [];
-  const transport: ChatTransport = {
-    async *send(_messages, { signal }) {
-      signals.push(signal);
-      for (;;) {
-        while (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve));
-        const next = queue.shift() as ChatStreamPart | "end";
-        if (next === "end") return;
-        yield next;
-      }
-    },
-  };
-  return {
-    transport,
-    signals,
-    push: (...parts: Array<ChatStreamPart | "end">) => {
-      queue.push(...parts);
-      wake?.();
-    },
-  };
-}
+/** Frames the test runs by hand, each inside act(). */
+const frames = () => makeFrames((callback) => act(callback));
 
 /** A whole text block, then the finish. */
 function textOf(text: string): ChatStreamPart[] {

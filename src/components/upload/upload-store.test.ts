@@ -48,11 +48,10 @@ function manualUploader() {
 }
 
 const until = async (check: () => boolean, what: string) => {
-  for (let tries = 0; tries < 400; tries++) {
-    if (check()) return;
+  for (let tries = 0; !check(); tries++) {
+    if (tries === 400) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
-  throw new Error(`timed out waiting for ${what}`);
 };
 
 function storeOn(

@@ -1,0 +1,99 @@
+// What the dashboard's browser tests share: the dashboard built once (scripts/build-dashboard.ts,
+// the same build `npm start` makes), a real service serving it, Debian's chromium signed in by a
+// one-time link as a person would be, axe on every page, and a screenshot of each page under
+// test/.artifacts/dashboard/ (ignored by git).
+
+import { mkdir, readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { expect } from "vitest";
+import { ensureDashboardBuilt } from "../../scripts/build-dashboard.js";
+import { type Chromium, launchChromium } from "../helpers/browser.js";
+import type { TestServer } from "../server/helpers.js";
+
+export const artifacts = fileURLToPath(new URL("../.artifacts/dashboard/", import.meta.url));
+
+let building: Promise<boolean> | undefined;
+
+/** Builds dist/dashboard when its sources changed (once per test process). */
+export function dashboardBuilt(): Promise<boolean> {
+  building ??= ensureDashboardBuilt();
+  return building;
+}
+
+/** Chromium, with the dashboard built first. */
+export async function launchForDashboard(): Promise<Chromium> {
+  await dashboardBuilt();
+  await mkdir(artifacts, { recursive: true });
+  return launchChromium();
+}
+
+/** A one-time sign-in link for the test server's project, as `cairn open` asks for one. */
+export async function signInLink(t: TestServer): Promise<string> {
+  const response = await t.call("POST", "/auth/login-codes");
+  expect(response.status).toBe(201);
+  const { url } = (await response.json()) as { url: string };
+  return url;
+}
+
+export interface DashboardPage {
+  readonly context: BrowserContext;
+  readonly page: Page;
+  /** Page errors and console errors seen so far: a test expects none. */
+  readonly errors: string[];
+}
+
+/** A fresh browser context (its own cookies), signed in by a link, on `path` (under /ui). */
+export async function openSignedIn(
+  browser: Browser,
+  t: TestServer,
+  path = "/traces",
+  options: { colorScheme?: "light" | "dark" } = {},
+): Promise<DashboardPage> {
+  const context = await browser.newContext({
+    viewport: { width: 1360, height: 900 },
+    colorScheme: options.colorScheme ?? "light",
+  });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on("pageerror", (error) => errors.push(error.message));
+  page.on("console", (message) => {
+    if (message.type() === "error") errors.push(`${message.text()} ${message.location().url}`);
+  });
+  await page.goto(await signInLink(t));
+  await page.waitForURL(/\/ui\//);
+  if (path !== "/traces") await page.goto(`${t.server.url}/ui${path}`);
+  return { context, page, errors };
+}
+
+const axeSource = readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+/** Runs axe on the page as it is; any violation fails the test, each named with its nodes. */
+export async function expectNoAxeViolations(page: Page, label: string): Promise<void> {
+  if (!(await page.evaluate(() => "axe" in window))) {
+    await page.addScriptTag({ content: await axeSource });
+  }
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (context: Document) => Promise<unknown> } })
+      .axe;
+    const result = (await axe.run(document)) as {
+      violations: { id: string; help: string; nodes: { target: unknown[] }[] }[];
+    };
+    return result.violations.map(
+      (violation) =>
+        `${violation.id} (${violation.help}): ${violation.nodes
+          .slice(0, 5)
+          .map((node) => JSON.stringify(node.target))
+          .join(", ")}`,
+    );
+  });
+  expect(violations, `axe violations on ${label}`).toEqual([]);
+}
+
+/** Saves a screenshot of the whole page as test/.artifacts/dashboard/<name>.png. */
+export async function saveScreenshot(page: Page, name: string): Promise<string> {
+  const path = `${artifacts}${name}.png`;
+  await page.screenshot({ path, fullPage: false });
+  return path;
+}

@@ -296,6 +296,32 @@ const steps: readonly string[] = [
 
   ALTER TABLE sandbox_usage ADD COLUMN egress_bytes INTEGER NOT NULL DEFAULT 0;
   `,
+  // 10: the dashboard's one-time sign-in codes and browser sessions, each stored as the SHA-256
+  // of its secret (the code, the cookie); ended ones are kept a day to say why they were refused.
+  `
+  CREATE TABLE dashboard_login_codes (
+    code_hash TEXT PRIMARY KEY,
+    project_id TEXT NOT NULL REFERENCES projects (id),
+    created_by TEXT NOT NULL,
+    created_ms INTEGER NOT NULL,
+    expires_ms INTEGER NOT NULL,
+    used_ms INTEGER
+  ) STRICT, WITHOUT ROWID;
+  CREATE INDEX dashboard_login_codes_by_expiry ON dashboard_login_codes (expires_ms);
+
+  CREATE TABLE dashboard_sessions (
+    id TEXT PRIMARY KEY,
+    project_id TEXT NOT NULL REFERENCES projects (id),
+    cookie_hash TEXT NOT NULL UNIQUE,
+    csrf_token TEXT NOT NULL,
+    signed_in_with TEXT NOT NULL,
+    created_ms INTEGER NOT NULL,
+    expires_ms INTEGER NOT NULL,
+    last_seen_ms INTEGER NOT NULL,
+    revoked_ms INTEGER
+  ) STRICT;
+  CREATE INDEX dashboard_sessions_by_expiry ON dashboard_sessions (expires_ms);
+  `,
 ];
 
 /**

@@ -63,6 +63,7 @@ export default defineConfig({
           environment: "node",
           include: ["src/**/*.test.ts", "test/**/*.test.ts"],
           exclude: ["**/*.dom.test.ts", "**/*.dom.test.tsx"],
+          globalSetup: ["test/helpers/dashboard-global-setup.ts"],
           testTimeout: 20_000,
           hookTimeout: 60_000,
         },

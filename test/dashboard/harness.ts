@@ -14,17 +14,12 @@ import type { TestServer } from "../server/helpers.js";
 
 export const artifacts = fileURLToPath(new URL("../.artifacts/dashboard/", import.meta.url));
 
-let building: Promise<boolean> | undefined;
-
-/** Builds dist/dashboard when its sources changed (once per test process). */
-export function dashboardBuilt(): Promise<boolean> {
-  building ??= ensureDashboardBuilt();
-  return building;
-}
-
-/** Chromium, with the dashboard built first. */
+/**
+ * Chromium, with the dashboard built. Vitest's global setup builds it before the test files run
+ * (test/helpers/dashboard-global-setup.ts); this only builds when a file is run some other way.
+ */
 export async function launchForDashboard(): Promise<Chromium> {
-  await dashboardBuilt();
+  await ensureDashboardBuilt();
   await mkdir(artifacts, { recursive: true });
   return launchChromium();
 }

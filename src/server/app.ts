@@ -5,8 +5,9 @@ import { cors } from "hono/cors";
 import { requestId } from "hono/request-id";
 import { findScorer } from "../tracing/scoring/registry.js";
 import type { JudgeGrader, Scorer } from "../tracing/scoring/types.js";
+import { createDashboard, type DashboardOption } from "./dashboard/index.js";
 import { ApiError } from "./http/api-error.js";
-import { type AuthVariables, requireApiKey } from "./http/auth.js";
+import { type AuthVariables, FailedAuthentications, requireApiKey } from "./http/auth.js";
 import { limitBody } from "./http/body-limit.js";
 import { errorResponse, notFoundResponse } from "./http/error-handler.js";
 import { type RateLimitOptions, rateLimitPerKey } from "./http/rate-limit.js";
@@ -75,6 +76,8 @@ export interface AppParts {
   readonly corsOrigins?: readonly string[] | undefined;
   /** The key signed URLs are signed with. Default: one made at start (URLs end with it). */
   readonly signingKey?: Buffer | undefined;
+  /** Where the dashboard's built files are, or false for none. Default: next to the service. */
+  readonly dashboard?: DashboardOption | undefined;
 }
 
 /** The HTTP API: routes composed over the store, with auth, limits and one error format. */
@@ -82,7 +85,8 @@ export function createApp(parts: AppParts) {
   const app = new Hono<{ Variables: AuthVariables & { requestId: string } }>();
   app.use(requestId({ headerName: "x-request-id" }));
   // Browsers on other origins (an app's front end, the React kit) call the API with the key in
-  // a header, never a cookie: any origin may, unless the service names its own.
+  // a header, never a cookie: any origin may, unless the service names its own. Never with
+  // Access-Control-Allow-Credentials: no other page may read what the dashboard's cookie gets.
   app.use(
     cors({
       origin: parts.corsOrigins === undefined ? "*" : [...parts.corsOrigins],
@@ -138,16 +142,28 @@ export function createApp(parts: AppParts) {
   });
   const tokenCaller = sandboxTokenCaller(access.tokens, sandboxes, parts.projects);
   const execCaller = execTokenCaller(sandboxes, parts.projects, access.tokens);
+  // One count of failed attempts per address, whether a key, a sign-in code or a cookie failed.
+  const failures = new FailedAuthentications(parts.failedAuthLimit, parts.clientAddress);
+  const dashboard = createDashboard({
+    db: parts.db,
+    projects: parts.projects,
+    failures,
+    option: parts.dashboard,
+  });
+  // The dashboard's pages and signing in need no key; its cookie is a way in below.
+  app.route("/", dashboard.publicRoutes);
   app.use(
     requireApiKey(parts.projects, {
-      // An exec token comes alone: with a key that is no project's, the key is what is wrong.
+      // An exec token or a session cookie comes alone: with a key that is no project's, the
+      // key is what is wrong (a key, when present, wins over the cookie).
       alternative: (c, presented) =>
-        tokenCaller(c, presented) ?? (presented === undefined ? execCaller(c) : undefined),
-      ...(parts.failedAuthLimit === undefined ? {} : { failedAttempts: parts.failedAuthLimit }),
-      ...(parts.clientAddress === undefined ? {} : { clientAddress: parts.clientAddress }),
+        tokenCaller(c, presented) ??
+        (presented === undefined ? (execCaller(c) ?? dashboard.caller(c)) : undefined),
+      failures,
     }),
   );
   app.use(rateLimitPerKey(parts.rateLimit));
+  app.route("/", dashboard.keyRoutes);
   app.route("/", ingestRoutes(parts.ingester));
   // A gzip body may inflate a lot; decoding stops at twice the OTLP body limit, or 64 MiB.
   app.route(

@@ -77,6 +77,12 @@ export interface ServerOptions {
   /** Origins whose pages may call the API from a browser (CORS). Default: any origin. */
   corsOrigins?: readonly string[];
   /**
+   * The dashboard at `/ui/`: the folder of its build (index.html and assets/), or `false` for a
+   * service without it (no pages, no sign-in, no session cookie). Default: `dist/dashboard` next
+   * to the service (the package's, or a clone's when run from the sources).
+   */
+  dashboard?: { directory: string } | false;
+  /**
    * Where the service's messages go (a sandbox that failed, a request that failed): any object
    * with error, warn, info and debug, as `setLogger()` takes. Default: one line each on stderr.
    */
@@ -213,6 +219,7 @@ async function startParts(
     sandboxes,
     secretStores,
     corsOrigins: options.corsOrigins,
+    dashboard: options.dashboard,
     signingKey: urlSigningKey(masterKey.key),
     bodyLimitBytes: options.bodyLimitBytes ?? 10 * 1024 * 1024,
     otlpBodyLimitBytes: options.otlpBodyLimitBytes,

@@ -1,6 +1,14 @@
-import { apiKeyFile, consoleLogger, createServer, type ServerOptions } from "../../server/index.js";
+import {
+  apiKeyFile,
+  type CairnServer,
+  consoleLogger,
+  createServer,
+  type ServerOptions,
+  savedApiKey,
+} from "../../server/index.js";
 import { UsageError } from "../program/cairn-command.js";
 import type { DevOptions } from "../program/dev.js";
+import { signInLink } from "./sign-in-link.js";
 
 /**
  * `cairn dev`: serves until SIGINT or SIGTERM, then finishes requests in flight and exits.
@@ -28,6 +36,7 @@ export async function dev(
     },
   });
   write(`Cairn is running at ${server.url}\n`);
+  write(`  sign in   ${await signInLine(server)}\n`);
   write(`  data      ${server.dataDir}\n`);
   write(`  health    ${server.url}/health\n`);
   write(`  sandboxes ${server.sandboxes}\n`);
@@ -55,6 +64,23 @@ export async function dev(
   });
   write("stopped\n");
   return 0;
+}
+
+/**
+ * A fresh one-time link to the dashboard for the project whose key is saved in the data
+ * directory (the key this start created, or an earlier one's), or what to do without one.
+ */
+async function signInLine(server: CairnServer): Promise<string> {
+  const apiKey = server.createdApiKey ?? savedApiKey(server.dataDir);
+  if (apiKey === undefined) {
+    return `no saved key in ${apiKeyFile(server.dataDir)}: \`cairn open --api-key <key>\` prints a link`;
+  }
+  try {
+    const link = await signInLink({ endpoint: server.url, apiKey });
+    return `${link.url}\n            opens the dashboard; works once, within 10 minutes (\`cairn open\` prints another)`;
+  } catch (error) {
+    return `no link (${error instanceof Error ? error.message : String(error)}); \`cairn open --api-key <key>\` prints one`;
+  }
 }
 
 // name=address:port pairs; the service checks each.

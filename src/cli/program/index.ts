@@ -3,6 +3,7 @@ import { sdkVersion } from "../../tracing/sdk-info.js";
 import { CairnCommand, usageExitCode } from "./cairn-command.js";
 import { addDevCommand } from "./dev.js";
 import { addDoctorCommand } from "./doctor.js";
+import { addOpenCommand } from "./open.js";
 import { addSandboxCommand } from "./sandbox.js";
 import { addSecretsCommand } from "./secrets.js";
 import { addSessionsCommand } from "./sessions.js";
@@ -40,6 +41,7 @@ export function createProgram(): CairnCommand {
     .version(sdkVersion, "-v, --version", "print the version")
     .addHelpText("after", exitCodes);
   addDevCommand(program);
+  addOpenCommand(program);
   addTracesCommand(program);
   addSessionsCommand(program);
   addTestCommand(program);

@@ -15,6 +15,8 @@ export const errorStatuses = {
   unauthorized: 401,
   /** A valid sandbox token or signed URL used for something it does not grant. */
   forbidden: 403,
+  /** A request on a dashboard session from another origin, or without the session's token. */
+  csrf_failed: 403,
   not_found: 404,
   sandbox_not_found: 404,
   exec_not_found: 404,

@@ -9,21 +9,56 @@ export interface AuthVariables {
   actor: string;
   /** The sandbox token that made the request, if one did (Caller.sandboxTokenId). */
   sandboxTokenId: string | undefined;
+  /** The dashboard session that made the request, if its cookie did (Caller.dashboardSessionId). */
+  dashboardSessionId: string | undefined;
 }
 
 export interface AuthOptions {
   /**
    * Another way in, asked when a request carries no project's API key: a sandbox token, the
-   * exec WebSocket's token. `presented` is the key the request carried (`X-API-Key` or
+   * exec WebSocket's token, the dashboard's session cookie. `presented` is the key the request carried (`X-API-Key` or
    * `Authorization: Bearer`) that is no project's, if any. Undefined: this request has no such
    * credential; a string: it has one, and this is what is wrong with it (401). A credential
    * that is valid but does not reach this request throws its 403.
    */
   readonly alternative?: (c: Context, presented: string | undefined) => Caller | string | undefined;
-  /** Failed attempts each client address may make (per second, burst). Default 2/s, burst 20. */
-  readonly failedAttempts?: RateLimitOptions;
-  /** The client's address, as the server adapter knows it. Default: one address for all. */
-  readonly clientAddress?: (c: Context) => string;
+  /**
+   * The failed attempts of each client address, shared with the other ways in (the dashboard's
+   * sign-in). Default: 2/s, burst 20, every client as one address.
+   */
+  readonly failures?: FailedAuthentications;
+}
+
+/**
+ * Failed authentications per client address: a few mistakes, not a key search. Past the limit
+ * the address is told to wait (429) before its next credential is even looked at.
+ */
+export class FailedAuthentications {
+  private readonly buckets: TokenBuckets;
+
+  constructor(
+    limit: RateLimitOptions = defaultFailedAuthLimit,
+    private readonly clientAddress: (c: Context) => string = () => "unknown",
+  ) {
+    this.buckets = new TokenBuckets(limit);
+  }
+
+  /** Throws 429 when the request's address has failed too often of late. */
+  check(c: Context): void {
+    const retryAfter = this.buckets.wait(this.clientAddress(c));
+    if (retryAfter > 0) {
+      throw new ApiError(
+        "rate_limited",
+        `too many failed authentications from this address; retry after ${retryAfter} s`,
+        { retryAfter },
+      );
+    }
+  }
+
+  /** Counts one failed attempt of the request's address. */
+  record(c: Context): void {
+    this.buckets.take(this.clientAddress(c));
+  }
 }
 
 /** The API key a request carries: `X-API-Key`, else `Authorization: Bearer`; trimmed. */
@@ -41,25 +76,18 @@ export function requireApiKey(
   projects: ProjectStore,
   options: AuthOptions = {},
 ): MiddlewareHandler<{ Variables: AuthVariables }> {
-  const failures = new TokenBuckets(options.failedAttempts ?? defaultFailedAuthLimit);
+  const failures = options.failures ?? new FailedAuthentications();
   return async (c, next) => {
-    const address = options.clientAddress?.(c) ?? "unknown";
-    const retryAfter = failures.wait(address);
-    if (retryAfter > 0) {
-      throw new ApiError(
-        "rate_limited",
-        `too many failed authentications from this address; retry after ${retryAfter} s`,
-        { retryAfter },
-      );
-    }
+    failures.check(c);
     const caller = identify(c, projects, options);
     if (typeof caller === "string") {
-      failures.take(address);
+      failures.record(c);
       throw new ApiError("unauthorized", caller);
     }
     c.set("project", caller.project);
     c.set("actor", caller.actor);
     c.set("sandboxTokenId", caller.sandboxTokenId);
+    c.set("dashboardSessionId", caller.dashboardSessionId);
     await next();
   };
 }

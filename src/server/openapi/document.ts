@@ -16,6 +16,7 @@ import { errorStatuses } from "../http/api-error.js";
 import { analyticsQuerySchemas } from "../routes/analytics.js";
 import { listQuerySchema, traceQuerySchema } from "../routes/traces.js";
 import { publishVersionSchema } from "../routes/versions.js";
+import { dashboardRoutes } from "./dashboard-routes.js";
 import { evaluationRoutes } from "./evaluation-routes.js";
 import {
   errorBodySchema,
@@ -188,6 +189,7 @@ const routes: RouteConfig[] = [
   ...evaluationRoutes(errorResponses, common),
   ...secretStoreRoutes(errorResponses, common),
   ...sandboxAccessRoutes(errorResponses, common),
+  ...dashboardRoutes(errorResponses, common),
 ];
 
 /** The OpenAPI 3.1 document of the API, generated from the zod schemas the routes use. */
@@ -197,6 +199,11 @@ export function openApiDocument(extraRoutes: readonly RouteConfig[] = []) {
     type: "apiKey",
     in: "header",
     name: "X-API-Key",
+  });
+  registry.registerComponent("securitySchemes", "dashboardSession", {
+    type: "apiKey",
+    in: "cookie",
+    name: "cairn_session",
   });
   for (const route of [...routes, ...extraRoutes]) {
     // A route may say it needs no key (a signed URL carries its own grant).

@@ -17,6 +17,8 @@ export interface Caller {
    * works only as long as the sandbox token does.
    */
   readonly sandboxTokenId?: string;
+  /** The dashboard session that made the request, when a browser's session cookie did. */
+  readonly dashboardSessionId?: string;
 }
 
 const keyPattern = /^[A-Za-z0-9_\-.]{16,256}$/;

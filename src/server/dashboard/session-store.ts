@@ -1,0 +1,171 @@
+import type { DatabaseSync } from "node:sqlite";
+import { randomHex } from "../../core/ids.js";
+import { transaction } from "../store/database.js";
+import { hashSecret, newSecret } from "./secrets.js";
+
+/** A signed-in browser: the project it acts as, and the token its changes must carry. */
+export interface DashboardSession {
+  /** `dse_` + 24 hex: names the session in audit records; not the cookie. */
+  readonly id: string;
+  readonly projectId: string;
+  readonly csrfToken: string;
+  readonly expiresAtMs: number;
+}
+
+/** Why a sign-in code was refused: the error the sign-in page shows. */
+export type CodeRefusal = "code_used" | "code_expired" | "code_invalid";
+
+/** Why a cookie stands for no session. */
+export type SessionRefusal = "unknown" | "expired" | "revoked";
+
+export interface SessionLifetimes {
+  /** How long a session lasts from sign-in (fixed, not extended by use). Default 7 days. */
+  readonly sessionMs: number;
+  /** How long a sign-in code may wait to be used. Default 10 minutes. */
+  readonly codeMs: number;
+}
+
+export const defaultLifetimes: SessionLifetimes = {
+  sessionMs: 7 * 24 * 60 * 60 * 1000,
+  codeMs: 10 * 60 * 1000,
+};
+
+// 24 bytes (192 bits) for a code, 32 (256 bits) for a cookie; anything else is refused unread.
+const codePattern = /^[A-Za-z0-9_-]{32}$/;
+const cookiePattern = /^[A-Za-z0-9_-]{43}$/;
+// Refused codes and ended sessions are kept this long, to say why they no longer work.
+const keptAfterEndMs = 24 * 60 * 60 * 1000;
+// last_seen_ms is written at most this often per session: reads stay reads.
+const lastSeenEveryMs = 60 * 1000;
+
+interface SessionRow {
+  id: string;
+  project_id: string;
+  csrf_token: string;
+  expires_ms: number;
+  last_seen_ms: number;
+  revoked_ms: number | null;
+}
+
+/**
+ * Dashboard sign-in codes and sessions in SQLite. Codes and cookies are stored as their
+ * SHA-256 and looked up by it, so no comparison of a secret depends on where it differs; a code
+ * works once, within its lifetime; a session ends at its expiry or when it is revoked.
+ */
+export class DashboardSessionStore {
+  private readonly sessionByCookie;
+
+  constructor(
+    private readonly db: DatabaseSync,
+    private readonly now: () => number = Date.now,
+    private readonly lifetimes: SessionLifetimes = defaultLifetimes,
+  ) {
+    this.sessionByCookie = db.prepare(
+      "SELECT id, project_id, csrf_token, expires_ms, last_seen_ms, revoked_ms FROM dashboard_sessions WHERE cookie_hash = ?",
+    );
+  }
+
+  /** A new one-time code for `projectId`; `createdBy` is the actor who asked for it. */
+  createCode(projectId: string, createdBy: string): { code: string; expiresAtMs: number } {
+    const now = this.now();
+    const code = newSecret(24);
+    const expiresAtMs = now + this.lifetimes.codeMs;
+    this.db
+      .prepare("DELETE FROM dashboard_login_codes WHERE expires_ms < ?")
+      .run(now - keptAfterEndMs);
+    this.db
+      .prepare(
+        "INSERT INTO dashboard_login_codes (code_hash, project_id, created_by, created_ms, expires_ms) VALUES (?, ?, ?, ?, ?)",
+      )
+      .run(hashSecret(code), projectId, createdBy, now, expiresAtMs);
+    return { code, expiresAtMs };
+  }
+
+  /** Uses `code` up and starts a session of its project; or says why the code does not work. */
+  signInWithCode(code: string): { session: DashboardSession; cookie: string } | CodeRefusal {
+    if (!codePattern.test(code)) return "code_invalid";
+    const hash = hashSecret(code);
+    return transaction(this.db, () => {
+      const row = this.db
+        .prepare(
+          "SELECT project_id, expires_ms, used_ms FROM dashboard_login_codes WHERE code_hash = ?",
+        )
+        .get(hash) as
+        | { project_id: string; expires_ms: number; used_ms: number | null }
+        | undefined;
+      const now = this.now();
+      if (row === undefined) return "code_invalid";
+      if (row.used_ms !== null) return "code_used";
+      if (row.expires_ms <= now) return "code_expired";
+      this.db
+        .prepare("UPDATE dashboard_login_codes SET used_ms = ? WHERE code_hash = ?")
+        .run(now, hash);
+      return this.start(row.project_id, "sign-in code");
+    });
+  }
+
+  /** Starts a session of `projectId`; `signedInWith` says how (a key's actor, a code). */
+  signIn(projectId: string, signedInWith: string): { session: DashboardSession; cookie: string } {
+    return transaction(this.db, () => this.start(projectId, signedInWith));
+  }
+
+  /** The live session a cookie stands for, or why there is none. */
+  find(cookie: string): DashboardSession | SessionRefusal {
+    if (!cookiePattern.test(cookie)) return "unknown";
+    const row = this.sessionByCookie.get(hashSecret(cookie)) as SessionRow | undefined;
+    if (row === undefined) return "unknown";
+    if (row.revoked_ms !== null) return "revoked";
+    const now = this.now();
+    if (row.expires_ms <= now) return "expired";
+    if (now - row.last_seen_ms >= lastSeenEveryMs) {
+      this.db
+        .prepare("UPDATE dashboard_sessions SET last_seen_ms = ? WHERE id = ?")
+        .run(now, row.id);
+    }
+    return {
+      id: row.id,
+      projectId: row.project_id,
+      csrfToken: row.csrf_token,
+      expiresAtMs: row.expires_ms,
+    };
+  }
+
+  /** Ends a session now: its cookie is refused from here on. */
+  revoke(sessionId: string): void {
+    this.db
+      .prepare("UPDATE dashboard_sessions SET revoked_ms = ? WHERE id = ? AND revoked_ms IS NULL")
+      .run(this.now(), sessionId);
+  }
+
+  private start(
+    projectId: string,
+    signedInWith: string,
+  ): { session: DashboardSession; cookie: string } {
+    const now = this.now();
+    this.db
+      .prepare("DELETE FROM dashboard_sessions WHERE expires_ms < ?")
+      .run(now - keptAfterEndMs);
+    const cookie = newSecret(32);
+    const session: DashboardSession = {
+      id: `dse_${randomHex(12)}`,
+      projectId,
+      csrfToken: newSecret(32),
+      expiresAtMs: now + this.lifetimes.sessionMs,
+    };
+    this.db
+      .prepare(
+        "INSERT INTO dashboard_sessions (id, project_id, cookie_hash, csrf_token, signed_in_with, created_ms, expires_ms, last_seen_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      )
+      .run(
+        session.id,
+        projectId,
+        hashSecret(cookie),
+        session.csrfToken,
+        signedInWith,
+        now,
+        session.expiresAtMs,
+        now,
+      );
+    return { session, cookie };
+  }
+}

@@ -58,6 +58,8 @@ export function addDevCommand(program: CairnCommand): void {
       `
 At first start the service creates a project and its API key (CAIRN_API_KEY if
 set), prints the key once and saves it in the data directory for local tools.
+At every start it prints a one-time link that signs a browser in to the
+dashboard (at /ui/) for that key's project; \`cairn open\` prints another.
 Problems are one line each on stderr. The first SIGINT or SIGTERM stops
 gracefully (requests finish, sandboxes stop); a second one cuts the connections
 off.`,

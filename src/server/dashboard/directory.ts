@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /**
@@ -9,10 +9,10 @@ import { fileURLToPath } from "node:url";
  * build made while the service runs is served without a restart.
  */
 export function dashboardCandidates(): readonly string[] {
-  return [
-    fileURLToPath(new URL("./dashboard", import.meta.url)),
-    fileURLToPath(new URL("../../../dist/dashboard", import.meta.url)),
-  ];
+  // Paths joined, not `new URL("…", import.meta.url)`: the library build would take that form
+  // for an asset to bundle.
+  const here = dirname(fileURLToPath(import.meta.url));
+  return [join(here, "dashboard"), join(here, "..", "..", "..", "dist", "dashboard")];
 }
 
 /** The first of `candidates` with an index.html, if any. */

@@ -37,11 +37,11 @@ export interface Dashboard {
 
 /** The dashboard: its files, signing in, and the session cookie as a way into the API. */
 export function createDashboard(parts: DashboardParts): Dashboard {
-  const now = parts.now ?? Date.now;
-  const sessions = new DashboardSessionStore(parts.db, now);
   if (parts.option === false) {
     return { publicRoutes: new Hono(), keyRoutes: new Hono(), caller: () => undefined };
   }
+  const now = parts.now ?? Date.now;
+  const sessions = new DashboardSessionStore(parts.db, now);
   const directory = parts.option?.directory;
   const publicRoutes = new Hono()
     .route("/", staticRoutes(directory === undefined ? dashboardCandidates() : [directory]))

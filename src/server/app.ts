@@ -6,6 +6,8 @@ import { requestId } from "hono/request-id";
 import { findScorer } from "../tracing/scoring/registry.js";
 import type { JudgeGrader, Scorer } from "../tracing/scoring/types.js";
 import { createDashboard, type DashboardOption } from "./dashboard/index.js";
+import { projectEventRoutes } from "./events/event-routes.js";
+import { ProjectEvents } from "./events/project-events.js";
 import { ApiError } from "./http/api-error.js";
 import { type AuthVariables, FailedAuthentications, requireApiKey } from "./http/auth.js";
 import { limitBody } from "./http/body-limit.js";
@@ -36,6 +38,7 @@ import type { ProjectStore } from "./store/projects.js";
 import { ScoreStore } from "./store/scores.js";
 import type { SecretVault } from "./store/secret-vault.js";
 import type { SpanStore } from "./store/span-store.js";
+import { getTraceSummary } from "./store/trace-list.js";
 import { VersionStore } from "./store/versions.js";
 
 const mebibyte = 1024 * 1024;
@@ -76,6 +79,11 @@ export interface AppParts {
   readonly corsOrigins?: readonly string[] | undefined;
   /** The key signed URLs are signed with. Default: one made at start (URLs end with it). */
   readonly signingKey?: Buffer | undefined;
+  /**
+   * The projects' live events (`GET /events`), told of changes by the stores and the runner.
+   * Default: one told of test runs only.
+   */
+  readonly events?: ProjectEvents | undefined;
   /** Where the dashboard's built files are, or false for none. Default: next to the service. */
   readonly dashboard?: DashboardOption | undefined;
 }
@@ -186,7 +194,14 @@ export function createApp(parts: AppParts) {
         Object.hasOwn(serviceScorers, slug) ? serviceScorers[slug] : findScorer(slug),
     }),
   );
-  app.route("/", evalRoutes(new EvalStore(parts.db)));
+  const events =
+    parts.events ??
+    new ProjectEvents((projectId, hex) => getTraceSummary(parts.db, projectId, hex));
+  app.route("/", projectEventRoutes(events, parts.abortResponse));
+  app.route(
+    "/",
+    evalRoutes(new EvalStore(parts.db), (projectId, run) => events.testRunChanged(projectId, run)),
+  );
   app.route("/", execWebSocketRoutes(sandboxes, access));
   if (parts.secretStores !== undefined) app.route("/", secretRoutes(parts.secretStores));
   app.route("/", sandboxRoutes(sandboxes, access, parts.abortResponse));

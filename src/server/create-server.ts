@@ -17,6 +17,7 @@ import type { Scorer } from "../tracing/scoring/types.js";
 import { createApp } from "./app.js";
 import { apiKeyFile, resolveDataDir } from "./data-directory.js";
 import { judgeSpanRecorder } from "./evaluation/judge-spans.js";
+import { ProjectEvents } from "./events/project-events.js";
 import { clientKey } from "./http/client-address.js";
 import { defaultRateLimit, type RateLimitOptions } from "./http/rate-limit.js";
 import { type BatchIngester, inProcessIngester } from "./ingest/batch-ingester.js";
@@ -29,6 +30,7 @@ import { openDatabase } from "./store/database.js";
 import { ProjectStore } from "./store/projects.js";
 import { finishInterruptedRotation, SecretVault } from "./store/secret-vault.js";
 import { SpanStore } from "./store/span-store.js";
+import { getTraceSummary } from "./store/trace-list.js";
 import { WriteLock } from "./store/write-lock.js";
 
 export interface ServerOptions {
@@ -190,10 +192,14 @@ async function startParts(
   let closing = false;
   // Every thread that writes spans takes turns through one lock.
   const lock = new WriteLock();
-  const spans = new SpanStore(db, lock);
+  // Whichever thread stores spans, the traces they changed reach the projects' live events.
+  const events = new ProjectEvents((projectId, hex) => getTraceSummary(db, projectId, hex));
+  const tracesStored = (projectId: string, hexes: readonly string[]) =>
+    events.tracesStored(projectId, hexes);
+  const spans = new SpanStore(db, lock, tracesStored);
   const ingester: BatchIngester =
     workers > 0
-      ? new WorkerIngester(dbPath, lock, workers, inProcessIngester(spans))
+      ? new WorkerIngester(dbPath, lock, workers, inProcessIngester(spans), tracesStored)
       : inProcessIngester(spans);
   opened.push(() => ingester.close());
   finishInterruptedRotation(db, dataDir);
@@ -207,6 +213,7 @@ async function startParts(
     secretStores,
     options.egress,
     (projectId, batch) => spans.ingest(projectId, batch),
+    (projectId, record) => events.sandboxChanged(projectId, record),
   );
   if ("runner" in sandboxes) opened.push(() => sandboxes.runner.close());
   const app = createApp({
@@ -218,6 +225,7 @@ async function startParts(
     scorers: options.scorers,
     sandboxes,
     secretStores,
+    events,
     corsOrigins: options.corsOrigins,
     dashboard: options.dashboard,
     signingKey: urlSigningKey(masterKey.key),
@@ -268,6 +276,8 @@ async function startParts(
       if (closeOptions.force === true) server.closeAllConnections();
       closed ??= new Promise<void>((resolveClose) => {
         closing = true;
+        // Event streams never finish by themselves: they are cut off, and their clients resume.
+        events.close();
         // Exec sockets are not requests: they end now, and every sandbox with them.
         for (const socket of webSockets.clients) socket.terminate();
         const sandboxesStopped =

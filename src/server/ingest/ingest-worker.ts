@@ -15,12 +15,18 @@ if (port === null) throw new Error("ingest-worker runs as a worker thread of the
 
 const { dbPath, lockBuffer } = workerData as WorkerData;
 const db = openDatabase(dbPath);
-const spans = new SpanStore(db, new WriteLock(lockBuffer));
+// The traces a body changed go back with its answer: the service's live events tell of them.
+let changed: readonly string[] = [];
+const spans = new SpanStore(db, new WriteLock(lockBuffer), (_projectId, traceHexes) => {
+  changed = traceHexes;
+});
 
 function answer(message: ToWorker): FromWorker {
   if (message.type === "close") throw new Error("unreachable");
+  changed = [];
   try {
-    return { id: message.id, result: ingestExportBody(spans, message.projectId, message.body) };
+    const result = ingestExportBody(spans, message.projectId, message.body);
+    return { id: message.id, result, traceHexes: changed };
   } catch (error) {
     if (CairnError.isInstance(error)) {
       return { id: message.id, error: { code: error.code, message: error.message } };

@@ -5,7 +5,7 @@ import { Worker } from "node:worker_threads";
 import { integerSetting } from "../../core/config.js";
 import { CairnError } from "../../core/errors/index.js";
 import { log } from "../../core/logger.js";
-import type { IngestResult } from "../store/span-store.js";
+import type { IngestResult, TracesStoredListener } from "../store/span-store.js";
 import type { WriteLock } from "../store/write-lock.js";
 import type { BatchIngester } from "./batch-ingester.js";
 import type { FromWorker, ToWorker, WorkerData } from "./worker-messages.js";
@@ -60,7 +60,8 @@ function workerExecArgv(): string[] {
  * the shared WriteLock. A request is answered once its worker has committed, so a 2xx means
  * stored, as on the main thread. A worker that dies fails the requests it held (500) and is
  * replaced; if workers cannot start at all, bodies are stored on the main thread (`fallback`),
- * and the reason is logged once.
+ * and the reason is logged once. `onTracesStored` is told, on this thread, of the traces each
+ * body stored by a worker changed (the fallback's store tells its own).
  */
 export class WorkerIngester implements BatchIngester {
   private readonly slots: Slot[] = [];
@@ -73,6 +74,7 @@ export class WorkerIngester implements BatchIngester {
     private readonly lock: WriteLock,
     workers: number,
     private readonly fallback: BatchIngester,
+    private readonly onTracesStored?: TracesStoredListener,
   ) {
     for (let index = 0; index < workers; index++) {
       const slot: Slot = { worker: undefined, ready: false, pending: new Map() };
@@ -134,8 +136,12 @@ export class WorkerIngester implements BatchIngester {
       const waiting = slot.pending.get(message.id);
       if (waiting === undefined) return;
       slot.pending.delete(message.id);
-      if ("result" in message) waiting.resolve(message.result);
-      else if ("error" in message) {
+      if ("result" in message) {
+        if (message.traceHexes.length > 0) {
+          this.onTracesStored?.(waiting.projectId, message.traceHexes);
+        }
+        waiting.resolve(message.result);
+      } else if ("error" in message) {
         waiting.reject(new CairnError(message.error.code, message.error.message));
       } else waiting.reject(new Error(`ingest worker: ${message.failure}`));
     });

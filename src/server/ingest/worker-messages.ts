@@ -20,7 +20,8 @@ export type ToWorker =
 /** From an ingest worker: ready, or the outcome of one body. */
 export type FromWorker =
   | { readonly type: "ready" }
-  | { readonly id: number; readonly result: IngestResult }
+  /** Stored: the result, and the traces (32-hex ids) that gained spans. */
+  | { readonly id: number; readonly result: IngestResult; readonly traceHexes: readonly string[] }
   /** A CairnError (bad body): reported to the client as it is. */
   | { readonly id: number; readonly error: { readonly code: string; readonly message: string } }
   /** Anything else: logged, reported as a 500. */

@@ -18,6 +18,7 @@ import { listQuerySchema, traceQuerySchema } from "../routes/traces.js";
 import { publishVersionSchema } from "../routes/versions.js";
 import { dashboardRoutes } from "./dashboard-routes.js";
 import { evaluationRoutes } from "./evaluation-routes.js";
+import { projectEventRoutes } from "./project-events-routes.js";
 import {
   errorBodySchema,
   ingestResultSchema,
@@ -189,6 +190,7 @@ const routes: RouteConfig[] = [
   ...evaluationRoutes(errorResponses, common),
   ...secretStoreRoutes(errorResponses, common),
   ...sandboxAccessRoutes(errorResponses, common),
+  ...projectEventRoutes(errorResponses, common),
   ...dashboardRoutes(errorResponses, common),
 ];
 

@@ -5,6 +5,7 @@ import {
   createTestCaseRequestSchema,
   createTestCasesBatchSchema,
   createTestRunRequestSchema,
+  type TestRun,
 } from "../../core/wire/evals.js";
 import { describeIssues } from "../../core/zod-message.js";
 import { ApiError } from "../http/api-error.js";
@@ -30,8 +31,14 @@ function checkRunId(runId: string): string {
   return runId;
 }
 
-/** Test cases in named datasets, test runs, and the comparison of two runs. */
-export function evalRoutes(evals: EvalStore) {
+/**
+ * Test cases in named datasets, test runs, and the comparison of two runs. `onRunChanged` is
+ * told of each run recorded (the project's live events).
+ */
+export function evalRoutes(
+  evals: EvalStore,
+  onRunChanged: (projectId: string, run: TestRun) => void = () => undefined,
+) {
   const findRun = (projectId: string, runId: string) => {
     const run = evals.run(projectId, checkRunId(runId));
     if (run === undefined) throw new ApiError("not_found", `no test run ${runId}`);
@@ -65,7 +72,12 @@ export function evalRoutes(evals: EvalStore) {
     .post("/testing/runs", async (c) => {
       const parsed = createTestRunRequestSchema.safeParse(await readJson(c.req.raw));
       if (!parsed.success) throw new ApiError("invalid_request", describeIssues(parsed.error));
-      return c.json(evals.addRun(c.get("project").id, parsed.data), 201);
+      const projectId = c.get("project").id;
+      const detail = evals.addRun(projectId, parsed.data);
+      // The run as the run list has it: its results stay out of the event.
+      const { results: _results, ...run } = detail;
+      onRunChanged(projectId, run);
+      return c.json(detail, 201);
     })
     .get("/testing/runs", (c) => {
       const parsed = runsQuerySchema.safeParse(c.req.query());

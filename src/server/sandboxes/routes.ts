@@ -105,7 +105,7 @@ export function sandboxRoutes(
       const id = sandboxIdParam(c.req.param("id"));
       return c.json(await runner.setTags(c.get("project").id, id, tags));
     })
-    .route("/", eventRoutes(runner).app)
+    .route("/", eventRoutes(runner, abortResponse).app)
     .route("/", execRoutes(runner, service.tokens))
     .route("/", filesRoutes(runner, abortResponse))
     .route("/", signedUrlRoutes(runner, access))

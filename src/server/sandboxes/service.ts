@@ -8,6 +8,7 @@ import { rootCertificates } from "node:tls";
 import { ConfigurationError } from "../../core/errors/index.js";
 import { log } from "../../core/logger.js";
 import type { ExportBatch } from "../../core/wire/index.js";
+import type { SandboxRecord } from "../../core/wire/sandbox.js";
 import { diskRangeMB as defaultDiskRange } from "../../core/wire/sandbox-sizes.js";
 import type { CapacityOptions } from "../../sandbox/runner/admission.js";
 import type { EgressHosts } from "../../sandbox/runner/egress/addresses.js";
@@ -21,6 +22,7 @@ import { checkPrerequisites } from "../../sandbox/runner/prerequisites.js";
 import { type RunnerSettings, SandboxRunner } from "../../sandbox/runner/runner.js";
 import { loadTemplates, type RunnerTemplate } from "../../sandbox/runner/templates.js";
 import { defaultSandboxPrices, type SandboxPrices } from "../../sandbox/runner/usage.js";
+import { reportingChanges } from "../events/sandbox-changes.js";
 import { SandboxStore } from "../store/sandboxes.js";
 import type { SecretVault } from "../store/secret-vault.js";
 import { egressSpanBatch } from "./egress-spans.js";
@@ -170,6 +172,7 @@ export async function startSandboxService(
   secretStores?: SecretVault,
   egressOptions: EgressOptions = {},
   spanSink?: (projectId: string, batch: ExportBatch) => void,
+  onSandboxChanged?: (projectId: string, record: SandboxRecord) => void,
 ): Promise<SandboxService> {
   if (options.enabled === false) {
     return {
@@ -219,7 +222,7 @@ export async function startSandboxService(
   );
   const settings: RunnerSettings = {
     runtimeDir: join(tmpdir(), runnerName),
-    records: store,
+    records: onSandboxChanged === undefined ? store : reportingChanges(store, onSandboxChanged),
     host: {
       bwrap: {
         path: bubblewrap.path,

@@ -90,6 +90,9 @@ export function spanRowValues(
   ];
 }
 
+/** Told of the traces (32-hex ids) that gained spans, after the commit that stored them. */
+export type TracesStoredListener = (projectId: string, traceHexes: readonly string[]) => void;
+
 /** Stores spans and reads traces back. Every call is scoped to one project. */
 export class SpanStore {
   private readonly insertSpan: StatementSync;
@@ -105,10 +108,12 @@ export class SpanStore {
   /**
    * @param writeLock shared by every thread that writes spans to the same file (the ingest
    *   workers), so that they take turns without SQLite's busy polling.
+   * @param onTracesStored told of the traces each call changed (the project's live events).
    */
   constructor(
     private readonly db: DatabaseSync,
     private readonly writeLock: WriteLock = new WriteLock(),
+    private readonly onTracesStored?: TracesStoredListener,
   ) {
     this.insertSpan = db.prepare(insertSpanSql);
     this.upsertTrace = db.prepare(`
@@ -173,8 +178,9 @@ export class SpanStore {
         rows.push(spanRowValues(projectId, span, batch.resource, receivedAt));
       }
     }
+    const traces = new Map<string, TraceDelta>();
     const store = () => {
-      const traces = new Map<string, TraceDelta>();
+      traces.clear();
       const stored: Array<{ traceId: string; spanId: string }> = [];
       for (let index = 0; index < rows.length; index++) {
         const values = rows[index] as SQLInputValue[];
@@ -189,7 +195,9 @@ export class SpanStore {
       this.logEvents.attachPending(projectId, stored);
       return { accepted: stored.length, duplicates: rows.length - stored.length };
     };
-    return this.writeLock.run(() => transaction(this.db, store));
+    const result = this.writeLock.run(() => transaction(this.db, store));
+    if (traces.size > 0) this.onTracesStored?.(projectId, [...traces.keys()]);
+    return result;
   }
 
   /**

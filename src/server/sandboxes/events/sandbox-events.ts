@@ -1,6 +1,7 @@
 import type { ExecRecord } from "../../../core/wire/exec-protocol.js";
 import type { SandboxRecord } from "../../../core/wire/sandbox.js";
 import type { SandboxRunner } from "../../../sandbox/runner/runner.js";
+import { EventRing } from "../../http/event-stream.js";
 import { type WorkspaceChange, WorkspaceWatcher } from "./workspace-watcher.js";
 
 /** One event of `GET /api/sandboxes/{id}/events`: its SSE name, data and id. */
@@ -30,7 +31,8 @@ type Listener = (message: SandboxEventMessage) => void;
  */
 class SandboxEventHub {
   readonly #listeners = new Set<Listener>();
-  readonly #recent: SandboxEventMessage[] = [];
+  // Ids come from all hubs, so they have gaps here: what is kept is replayed, nothing more.
+  readonly #recent = new EventRing<SandboxEventMessage>(replayKept, 0);
   #record: SandboxRecord;
   #execs = new Map<string, string>();
   #ticks = 0;
@@ -69,7 +71,7 @@ class SandboxEventHub {
     if (this.#linger !== undefined) clearTimeout(this.#linger);
     this.#linger = undefined;
     if (lastEventId !== undefined) {
-      for (const message of this.#recent) if (message.id > lastEventId) listener(message);
+      for (const message of this.#recent.since(lastEventId)) listener(message);
     }
     this.#listeners.add(listener);
     return () => {
@@ -110,7 +112,6 @@ class SandboxEventHub {
   #send(event: SandboxEventMessage["event"], data: unknown): void {
     const message = { id: this.nextId(), event, data };
     this.#recent.push(message);
-    if (this.#recent.length > replayKept) this.#recent.shift();
     for (const listener of this.#listeners) listener(message);
   }
 

@@ -300,6 +300,31 @@ describe("GET /events", () => {
     }
   });
 
+  it("replays what was missed even when it is more than a client may leave unread", async () => {
+    const first = await opened(t);
+    const lastSeen = first.events.at(-1)?.id as string;
+    await first.close();
+    const missed = Array.from({ length: 30 }, newTraceId);
+    const witness = await opened(t);
+    await postSpans(
+      t,
+      missed.flatMap((id) => traceSpans(id, 1, "m".repeat(1000))),
+    );
+    for (const id of missed) await witness.until(isTrace(id), "a missed trace");
+    const saved = projectEventLimits.unreadLimitBytes;
+    projectEventLimits.unreadLimitBytes = 8 * 1024;
+    try {
+      const resumed = await opened(t, { lastEventId: lastSeen });
+      expect(resumed.of("trace").map((event) => event.data.trace_id)).toEqual(missed);
+      // It stays open for what comes next.
+      const next = newTraceId();
+      await postSpans(t, traceSpans(next, 1));
+      await resumed.until(isTrace(next), "the next trace");
+    } finally {
+      projectEventLimits.unreadLimitBytes = saved;
+    }
+  });
+
   it("refuses a Last-Event-ID that is not one of its ids, and unknown query parameters", async () => {
     for (const [headers, path] of [
       [{ "last-event-id": "12; DROP" }, "/events"],

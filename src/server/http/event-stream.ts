@@ -20,7 +20,10 @@ export interface EventSink {
 }
 
 export interface EventStreamOptions {
-  /** Bytes a client may leave unread before its stream is cut off. */
+  /**
+   * Bytes a client may leave unread before its stream is cut off, besides what `follow` sent
+   * at once (a replay after Last-Event-ID, bounded by what is kept for replaying).
+   */
   readonly unreadLimitBytes: number;
   /** A comment this often, so that a proxy between does not close a quiet stream. */
   readonly heartbeatMs: number;
@@ -82,14 +85,19 @@ export function eventStreamResponse(options: EventStreamOptions): Response {
             else options.cut();
           },
         };
+        // What the stream started with is not held against the client: a long replay is not
+        // a client that stopped reading.
+        let startedWith = Number.POSITIVE_INFINITY;
+        const queuedBytes = () => queuedWatermark - (controller.desiredSize ?? 0);
         const enqueue = (bytes: Uint8Array) => {
           if (closed) return;
-          const queued = queuedWatermark - (controller.desiredSize ?? 0);
-          if (queued + bytes.byteLength > options.unreadLimitBytes) sink.abort();
-          else controller.enqueue(bytes);
+          if (queuedBytes() + bytes.byteLength > options.unreadLimitBytes + startedWith) {
+            sink.abort();
+          } else controller.enqueue(bytes);
         };
         enqueue(encoder.encode(`retry: ${options.retryMs ?? 1000}\n\n`));
         const stopFeed = options.follow(sink);
+        startedWith = queuedBytes();
         if (closed) {
           stopFeed();
           return;

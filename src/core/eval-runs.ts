@@ -146,6 +146,8 @@ function describeChange(before: TestResult, after: TestResult): CaseChange {
     base_passed: before.passed,
     run_passed: after.passed,
     scores,
+    base_trace_id: before.trace_id,
+    run_trace_id: after.trace_id,
   };
 }
 

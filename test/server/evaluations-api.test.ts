@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeOpenAI, startFakeOpenAI } from "../helpers/fake-openai.js";
-import { resource, span, startTestServer, type TestServer } from "./helpers.js";
+import { addProject, resource, span, startTestServer, type TestServer } from "./helpers.js";
 
 const traceA = `tr_${"1".repeat(32)}`;
 const rootId = "a000000000000001";
@@ -400,6 +400,83 @@ describe("evals: datasets, runs and comparisons over HTTP", () => {
 
     const runs = await (await t.call("GET", "/testing/runs")).json();
     expect(runs.runs.map((each: { name: string }) => each.name)).toEqual(["candidate", "baseline"]);
+  });
+
+  it("names both traces of each case that changed, so the comparison links to them", async () => {
+    const traced = (query: string, score: number, trace: string) =>
+      result(query, score, { trace_id: `tr_${trace.repeat(32)}` });
+    const base = await (
+      await t.call("POST", "/testing/runs", {
+        name: "traced base",
+        results: [traced("t1", 1, "a"), traced("t2", 0.1, "b"), result("t3", 0.1)],
+      })
+    ).json();
+    const next = await (
+      await t.call("POST", "/testing/runs", {
+        name: "traced run",
+        results: [traced("t1", 0.2, "c"), traced("t2", 1, "d"), traced("t3", 1, "e")],
+      })
+    ).json();
+    const comparison = await (
+      await t.call("GET", `/testing/runs/${base.run_id}/compare/${next.run_id}`)
+    ).json();
+    expect(comparison.regressions).toEqual([
+      expect.objectContaining({
+        query: "t1",
+        base_trace_id: `tr_${"a".repeat(32)}`,
+        run_trace_id: `tr_${"c".repeat(32)}`,
+      }),
+    ]);
+    expect(
+      comparison.improvements.map((each: Record<string, unknown>) => [
+        each.query,
+        each.base_trace_id,
+        each.run_trace_id,
+      ]),
+    ).toEqual([
+      ["t2", `tr_${"b".repeat(32)}`, `tr_${"d".repeat(32)}`],
+      // A case recorded without a trace says so.
+      ["t3", null, `tr_${"e".repeat(32)}`],
+    ]);
+  });
+
+  it("pages runs newest first, each once, and refuses a cursor it did not give", async () => {
+    // Runs of a project of their own, so the other tests' runs stay out of the pages.
+    const key = "paging-project-key-0123456789";
+    addProject(t, "paging", key);
+    const own = (method: string, path: string, body?: unknown) =>
+      t.call(method, path, body, { "x-api-key": key });
+    for (let index = 0; index < 5; index++) {
+      const posted = await own("POST", "/testing/runs", {
+        name: `paged ${index}`,
+        results: [result(`p${index}`, 1)],
+      });
+      expect(posted.status).toBe(201);
+    }
+    const everything = await (await own("GET", "/testing/runs")).json();
+    expect(everything.next_cursor).toBeNull();
+    const names = everything.runs.map((each: { name: string }) => each.name);
+    expect(names).toEqual(["paged 4", "paged 3", "paged 2", "paged 1", "paged 0"]);
+
+    const seen: string[] = [];
+    let cursor = "";
+    for (let page = 0; page < 5; page++) {
+      const body = await (await own("GET", `/testing/runs?limit=2${cursor}`)).json();
+      expect(body.runs.length).toBeLessThanOrEqual(2);
+      seen.push(...body.runs.map((each: { name: string }) => each.name));
+      if (body.next_cursor === null) break;
+      cursor = `&cursor=${body.next_cursor}`;
+    }
+    expect(seen).toEqual(names);
+
+    for (const bad of ["nope", Buffer.from('{"createdAt":1}').toString("base64url")]) {
+      const refused = await own("GET", `/testing/runs?cursor=${bad}`);
+      expect(refused.status).toBe(400);
+      expect((await refused.json()).message).toBe("the cursor is not one this API gave out");
+    }
+    // Each project pages its own runs only.
+    const others = await (await t.call("GET", "/testing/runs?limit=200")).json();
+    expect(others.runs.map((each: { name: string }) => each.name)).not.toContain("paged 0");
   });
 
   it.each([

@@ -184,6 +184,64 @@ describe("GET /sessions and GET /sessions/{session_id}", () => {
     expect(odd.end_time).toBe("2026-10-02T11:03:01.000Z");
   });
 
+  it("counts a session's turns apart from its events, with their mean and longest latency", async () => {
+    const at = (second: number) => `2026-10-04T10:00:${String(second).padStart(2, "0")}.000Z`;
+    const turn = (index: number, from: number, to: number) =>
+      span({
+        trace_id: `tr_${hex("9", index)}`,
+        start_time: at(from),
+        end_time: at(to),
+        duration_ms: (to - from) * 1000,
+        session_id: "timed-chat",
+      });
+    await t.call("POST", "/traces", {
+      resource,
+      spans: [
+        turn(1, 0, 1),
+        // An event recorded outside any call is a trace of its own, not a turn.
+        span({
+          trace_id: `tr_${hex("9", 2)}`,
+          start_time: at(2),
+          end_time: at(2),
+          duration_ms: 0,
+          session_id: "timed-chat",
+          name: "user-left",
+          attributes: { "cairn.session.event": true },
+        }),
+        turn(3, 10, 13),
+      ],
+    });
+    const detail = await (await t.call("GET", "/sessions/timed-chat")).json();
+    expect(detail).toMatchObject({
+      trace_count: 3,
+      turn_count: 2,
+      latency_ms: { mean: 2000, max: 3000 },
+    });
+    const list = await (
+      await t.call("GET", "/sessions?period_start=2026-10-04&period_end=2026-10-04")
+    ).json();
+    expect(list.sessions).toEqual([
+      expect.objectContaining({
+        session_id: "timed-chat",
+        turn_count: 2,
+        latency_ms: { mean: 2000, max: 3000 },
+      }),
+    ]);
+    // A session of events alone has no turn, and no latency to speak of.
+    await t.call("POST", "/traces", {
+      resource,
+      spans: [
+        span({
+          trace_id: `tr_${hex("9", 4)}`,
+          session_id: "only-events",
+          attributes: { "cairn.session.event": true },
+        }),
+      ],
+    });
+    const quiet = await (await t.call("GET", "/sessions/only-events")).json();
+    expect(quiet).toMatchObject({ turn_count: 0, latency_ms: { mean: null, max: null } });
+  });
+
   it("pages a session's traces oldest first and cuts a long input", async () => {
     const long = "x".repeat(5000);
     const spans = Array.from({ length: 5 }, (_, index) =>

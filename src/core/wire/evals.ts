@@ -140,6 +140,16 @@ export const caseChangeSchema = z.object({
   base_passed: z.boolean(),
   run_passed: z.boolean(),
   scores: z.record(z.string(), scoreChangeSchema),
+  base_trace_id: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("the trace of the case in the base run (absent from older services)"),
+  run_trace_id: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("the trace of the case in the run (absent from older services)"),
 });
 
 /** `GET /testing/runs/{a}/compare/{b}`: what changed from run a (the base) to run b. */

@@ -7,10 +7,23 @@ export const sessionSummarySchema = z.object({
   start_time: z.string().describe("when its first span started"),
   end_time: z.string().describe("when its last span ended"),
   trace_count: z.number().int(),
+  turn_count: z
+    .number()
+    .int()
+    .optional()
+    .describe(
+      "its traces other than events recorded outside any call (absent from older services)",
+    ),
   span_count: z.number().int(),
   error_count: z.number().int().describe("failed spans"),
   usage: usageTotalsSchema.describe("tokens of its model calls (llm and embedding spans)"),
   cost_usd: z.number(),
+  latency_ms: z
+    .object({ mean: z.number().nullable(), max: z.number().nullable() })
+    .optional()
+    .describe(
+      "duration of its turns, mean and longest; null without one (absent from older services)",
+    ),
   tags: z.array(z.string()).describe("every tag seen on its spans, sorted"),
 });
 

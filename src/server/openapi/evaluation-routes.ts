@@ -112,10 +112,19 @@ export function evaluationRoutes(errors: ErrorResponses, common: object): RouteC
     {
       method: "get",
       path: "/testing/runs",
-      summary: "The latest runs, newest first, without their results",
+      summary: "The latest runs, newest first, without their results, a page at a time",
       request: { query: runsQuerySchema },
       responses: {
-        200: json(z.object({ runs: z.array(testRunSchema) }), "runs"),
+        200: json(
+          z.object({
+            runs: z.array(testRunSchema),
+            next_cursor: z
+              .string()
+              .nullable()
+              .describe("pass as `cursor` for the next page; null on the last"),
+          }),
+          "a page of runs",
+        ),
         ...errors("invalid_request"),
         ...common,
       },

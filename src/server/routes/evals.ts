@@ -11,7 +11,8 @@ import { describeIssues } from "../../core/zod-message.js";
 import { ApiError } from "../http/api-error.js";
 import type { AuthVariables } from "../http/auth.js";
 import { readJson } from "../http/read-json.js";
-import type { EvalStore } from "../store/evals.js";
+import type { EvalStore, RunCursor } from "../store/evals.js";
+import { decodeCursor, encodeCursor } from "./query-params.js";
 
 const defaultDataset = "default";
 const runIdPattern = /^run_[0-9a-f]{24}$/;
@@ -19,6 +20,12 @@ const runIdPattern = /^run_[0-9a-f]{24}$/;
 export const casesQuerySchema = z.strictObject({ dataset: z.string().min(1).optional() });
 export const runsQuerySchema = z.strictObject({
   limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().min(1).optional().describe("the next_cursor of the previous page"),
+});
+
+const runCursorSchema: z.ZodType<RunCursor> = z.strictObject({
+  createdAt: z.string(),
+  row: z.number().int(),
 });
 
 function checkRunId(runId: string): string {
@@ -82,7 +89,15 @@ export function evalRoutes(
     .get("/testing/runs", (c) => {
       const parsed = runsQuerySchema.safeParse(c.req.query());
       if (!parsed.success) throw new ApiError("invalid_request", describeIssues(parsed.error));
-      return c.json({ runs: evals.runs(c.get("project").id, parsed.data.limit) });
+      const { limit, cursor } = parsed.data;
+      const page = evals.runPage(c.get("project").id, {
+        limit,
+        cursor: cursor === undefined ? undefined : decodeCursor(cursor, runCursorSchema),
+      });
+      return c.json({
+        runs: page.runs,
+        next_cursor: page.next === null ? null : encodeCursor(page.next),
+      });
     })
     .get("/testing/runs/:runId", (c) => c.json(findRun(c.get("project").id, c.req.param("runId"))))
     .get("/testing/runs/:baseId/compare/:runId", (c) => {

@@ -166,15 +166,39 @@ export class EvalStore {
     return { ...toRun(row), results: JSON.parse(row.results) as TestResult[] };
   }
 
-  /** Runs, newest first, without their results. */
-  runs(projectId: string, limit: number): TestRun[] {
+  /** A page of runs, newest first, without their results, and where the next page starts. */
+  runPage(
+    projectId: string,
+    page: { limit: number; cursor?: RunCursor | undefined },
+  ): { runs: TestRun[]; next: RunCursor | null } {
+    const values: Array<string | number> = [projectId];
+    let after = "";
+    if (page.cursor !== undefined) {
+      after = "AND (created_at < ? OR (created_at = ? AND rowid < ?))";
+      values.push(page.cursor.createdAt, page.cursor.createdAt, page.cursor.row);
+    }
     const rows = this.db
       .prepare(`
-        SELECT id, name, dataset, version, pass_threshold, created_at, summary FROM test_runs
-        WHERE project_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?`)
-      .all(projectId, limit) as unknown as RunRow[];
-    return rows.map(toRun);
+        SELECT rowid AS row, id, name, dataset, version, pass_threshold, created_at, summary
+        FROM test_runs WHERE project_id = ? ${after}
+        ORDER BY created_at DESC, rowid DESC LIMIT ?`)
+      .all(...values, page.limit + 1) as unknown as Array<RunRow & { row: number }>;
+    const shown = rows.slice(0, page.limit);
+    const last = shown[shown.length - 1];
+    return {
+      runs: shown.map(toRun),
+      next:
+        rows.length > page.limit && last !== undefined
+          ? { createdAt: last.created_at, row: last.row }
+          : null,
+    };
   }
+}
+
+/** Where a page of runs ended: its last run's creation time and row. */
+export interface RunCursor {
+  readonly createdAt: string;
+  readonly row: number;
 }
 
 function toCase(row: CaseRow): TestCase {

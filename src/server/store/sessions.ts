@@ -44,7 +44,13 @@ type SessionRow = Pick<
   | "completion_tokens"
   | "total_tokens"
   | "cost_usd"
-> & { session_id: string; trace_count: number };
+> & {
+  session_id: string;
+  trace_count: number;
+  turn_count: number;
+  turn_mean_us: number | null;
+  turn_max_us: number | null;
+};
 
 interface SessionTraceRow extends TraceRow {
   input_preview: string | null;
@@ -66,12 +72,22 @@ export const previewChars = 2000;
 /** Events a session's answer carries at most. */
 export const maxSessionEvents = 1000;
 
+const sessionEventAttribute = `json_extract(s.attributes, '$."cairn.session.event"')`;
+
+// A turn is a trace that is not an event recorded outside any call (its root span says so).
+const turnDuration = `CASE WHEN json_extract(r.attributes, '$."cairn.session.event"') = 1
+  THEN NULL ELSE t.end_us - t.start_us END`;
+
 const totals = `min(t.start_us) AS start_us, max(t.end_us) AS end_us, count(*) AS trace_count,
   sum(t.span_count) AS span_count, sum(t.error_count) AS error_count,
   sum(t.prompt_tokens) AS prompt_tokens, sum(t.completion_tokens) AS completion_tokens,
-  sum(t.total_tokens) AS total_tokens, sum(t.cost_usd) AS cost_usd`;
+  sum(t.total_tokens) AS total_tokens, sum(t.cost_usd) AS cost_usd,
+  count(${turnDuration}) AS turn_count, avg(${turnDuration}) AS turn_mean_us,
+  max(${turnDuration}) AS turn_max_us`;
 
-const sessionEventAttribute = `json_extract(s.attributes, '$."cairn.session.event"')`;
+/** The root span of each trace `t`, as `r`, for what it says of the trace. */
+const rootSpan = `LEFT JOIN spans r ON r.project_id = t.project_id AND r.trace_id = t.trace_id
+  AND r.span_id = t.root_span_id`;
 
 /**
  * One page of a project's sessions, the last active first, and the cursor of the next page
@@ -98,7 +114,7 @@ export function listSessions(
   }
   const rows = db
     .prepare(
-      `SELECT t.session_id, ${totals} FROM traces t WHERE ${where.join(" AND ")}
+      `SELECT t.session_id, ${totals} FROM traces t ${rootSpan} WHERE ${where.join(" AND ")}
        GROUP BY t.session_id HAVING ${having.join(" AND ")}
        ORDER BY max(t.end_us) DESC, t.session_id DESC LIMIT ?`,
     )
@@ -126,7 +142,7 @@ export function getSessionSummary(
 ): SessionSummary | undefined {
   const row = db
     .prepare(
-      `SELECT t.session_id, ${totals} FROM traces t
+      `SELECT t.session_id, ${totals} FROM traces t ${rootSpan}
        WHERE t.project_id = ? AND t.session_id = ? GROUP BY t.session_id`,
     )
     .get(projectId, sessionId) as SessionRow | undefined;
@@ -250,9 +266,14 @@ function toSessionSummary(row: SessionRow, tags: string[]): SessionSummary {
     start_time: microsToIso(row.start_us),
     end_time: microsToIso(row.end_us),
     trace_count: row.trace_count,
+    turn_count: row.turn_count,
     span_count: row.span_count,
     error_count: row.error_count,
     ...usageAndCost(row),
+    latency_ms: {
+      mean: row.turn_mean_us === null ? null : row.turn_mean_us / 1000,
+      max: row.turn_max_us === null ? null : row.turn_max_us / 1000,
+    },
     tags,
   };
 }

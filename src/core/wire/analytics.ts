@@ -17,6 +17,11 @@ export const analyticsGroupings = [
 
 export type AnalyticsGroupBy = (typeof analyticsGroupings)[number];
 
+/** The buckets of a report's `series`: whole UTC hours or days. */
+export const analyticsIntervals = ["hour", "day"] as const;
+
+export type AnalyticsInterval = (typeof analyticsIntervals)[number];
+
 // The reports of GET /analytics/{metrics,costs,performance}, shared by the service, the SDK and
 // the OpenAPI document; the types below are inferred from them.
 const count = z.number().int();
@@ -33,7 +38,37 @@ const scope = {
     .nullable()
     .optional()
     .describe("the service filter (service.name); null for every service"),
+  from: z
+    .string()
+    .optional()
+    .describe(
+      "with from, to or interval in the query: the start of the period, an ISO 8601 instant on a whole hour (UTC), included",
+    ),
+  to: z
+    .string()
+    .optional()
+    .describe("with from, to or interval in the query: the end of the period, excluded"),
+  interval: z
+    .enum(analyticsIntervals)
+    .optional()
+    .describe("with interval in the query: the size of each bucket of `series`"),
 };
+
+const bucketStart = z
+  .string()
+  .describe(
+    "the bucket's start, an ISO 8601 instant on a whole UTC hour or day; from and to may cut the first and last bucket",
+  );
+
+/** A report's `series`: every bucket of the period, oldest first, empty ones included. */
+function seriesOf<T extends z.ZodRawShape>(bucket: z.ZodObject<T>) {
+  return z
+    .array(bucket.extend({ start: bucketStart }))
+    .optional()
+    .describe(
+      "with interval in the query: every bucket of the period, oldest first, empty ones included",
+    );
+}
 
 const groupKeySchema = z
   .string()
@@ -66,13 +101,22 @@ const latencySchema = z.object({
   max_ms: milliseconds,
 });
 
+const metricsBucketSchema = spanMetricsSchema.extend({
+  trace_count: count.describe(
+    "spans without a parent (or marked cairn.root): the traces that start in the bucket",
+  ),
+});
+
 export const metricsReportSchema = z.object({
   ...scope,
   totals: spanMetricsSchema.describe("every span of the period once"),
   groups: z
-    .array(spanMetricsSchema.extend({ key: groupKeySchema }))
+    .array(spanMetricsSchema.extend({ key: groupKeySchema, series: seriesOf(metricsBucketSchema) }))
     .describe("days in date order, other groups by span_count, largest first"),
+  series: seriesOf(metricsBucketSchema),
 });
+
+const costBucketSchema = z.object({ cost_usd: usd, span_count: count });
 
 export const costReportSchema = z.object({
   ...scope,
@@ -84,18 +128,21 @@ export const costReportSchema = z.object({
         cost_usd: usd,
         span_count: count,
         days: z.array(dayCostSchema).describe("the group's days that have spans, oldest first"),
+        series: seriesOf(costBucketSchema),
       }),
     )
     .describe("days in date order, other groups by cost, most expensive first"),
   days: z.array(dayCostSchema).describe("the days of the period that have spans, oldest first"),
+  series: seriesOf(costBucketSchema),
 });
 
 export const performanceReportSchema = z.object({
   ...scope,
   totals: latencySchema.describe("every span of the period once"),
   groups: z
-    .array(latencySchema.extend({ key: groupKeySchema }))
+    .array(latencySchema.extend({ key: groupKeySchema, series: seriesOf(latencySchema) }))
     .describe("days in date order, other groups by span_count, largest first"),
+  series: seriesOf(latencySchema),
 });
 
 /**
@@ -116,3 +163,9 @@ export type MetricsReport = z.infer<typeof metricsReportSchema>;
 export type CostReport = z.infer<typeof costReportSchema>;
 /** Latency of a period: count, mean, p50, p95, p99 and max, overall and per group. */
 export type PerformanceReport = z.infer<typeof performanceReportSchema>;
+/** One bucket of a metrics report's series: its span metrics and the traces that start in it. */
+export type MetricsBucket = z.infer<typeof metricsBucketSchema> & { start: string };
+/** One bucket of a cost report's series. */
+export type CostBucket = z.infer<typeof costBucketSchema> & { start: string };
+/** One bucket of a performance report's series. */
+export type LatencyBucket = LatencyFigures & { start: string };

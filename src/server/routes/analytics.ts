@@ -1,7 +1,11 @@
 import type { DatabaseSync } from "node:sqlite";
 import { type Context, Hono } from "hono";
 import { z } from "zod";
-import { type AnalyticsGroupBy, analyticsGroupings } from "../../core/wire/analytics.js";
+import {
+  type AnalyticsGroupBy,
+  analyticsGroupings,
+  analyticsIntervals,
+} from "../../core/wire/analytics.js";
 import { spanKinds } from "../../core/wire/index.js";
 import { describeIssues } from "../../core/zod-message.js";
 import { ApiError } from "../http/api-error.js";
@@ -13,11 +17,32 @@ import {
   performanceReport,
 } from "../store/analytics.js";
 import { AnalyticsView, type ProjectCells } from "../store/analytics-view.js";
-import { periodSchema, resolvePeriod, serviceSchema } from "./query-params.js";
+import { resolveAnalyticsPeriod } from "./analytics-period.js";
+import { periodSchema, serviceSchema } from "./query-params.js";
+
+const instant = z.iso
+  .datetime({ offset: true, error: "must be an ISO 8601 date and time, like 2026-11-01T09:00:00Z" })
+  .describe("an ISO 8601 instant; rounded out to a whole hour (UTC)");
 
 function querySchema(defaultGroupBy: AnalyticsGroupBy) {
   return z.strictObject({
     ...periodSchema.shape,
+    from: instant
+      .optional()
+      .describe(
+        "start of the period instead of period_start: an ISO 8601 instant, rounded down to the hour; default 30 days before to",
+      ),
+    to: instant
+      .optional()
+      .describe(
+        "end of the period (excluded) instead of period_end: an ISO 8601 instant, rounded up to the hour; default now",
+      ),
+    interval: z
+      .enum(analyticsIntervals, { error: `must be one of ${analyticsIntervals.join(", ")}` })
+      .optional()
+      .describe(
+        "adds series to the report and to each group: the figures of every hour or UTC day of the period (at most 1,000)",
+      ),
     group_by: z
       .enum(analyticsGroupings, { error: `must be one of ${analyticsGroupings.join(", ")}` })
       .default(defaultGroupBy),
@@ -37,8 +62,9 @@ type Report<T> = (cells: ProjectCells, query: AnalyticsQuery) => T;
 
 /**
  * `GET /analytics/metrics`, `/analytics/costs` and `/analytics/performance`: the spans whose
- * start falls in the period (whole UTC days, both ends included), grouped by `group_by`,
- * optionally of one `kind` and one `service`.
+ * start falls in the period (whole UTC days, both ends included, or whole hours from `from` to
+ * `to`), grouped by `group_by`, optionally of one `kind` and one `service`; with `interval`, each
+ * hour or day of the period too.
  */
 export function analyticsRoutes(db: DatabaseSync) {
   const view = new AnalyticsView(db);
@@ -52,13 +78,10 @@ export function analyticsRoutes(db: DatabaseSync) {
     if (!parsed.success) {
       throw new ApiError("invalid_request", describeIssues(parsed.error, "query parameter"));
     }
-    const period = resolvePeriod(parsed.data);
+    const period = resolveAnalyticsPeriod(parsed.data);
     const cells = await view.cells(c.get("project").id);
     return report(cells, {
-      periodStart: period.start,
-      periodEnd: period.end,
-      fromUs: period.fromUs,
-      toUs: period.toUs,
+      ...period,
       groupBy: parsed.data.group_by,
       kind: parsed.data.kind,
       service: parsed.data.service,

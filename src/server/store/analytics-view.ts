@@ -1,48 +1,21 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
+import {
+  addTo,
+  type Cell,
+  dayUs,
+  emptyCell,
+  type HourIndex,
+  hoursOf,
+  hourUs,
+  type SpanCell,
+  type TagCell,
+} from "./analytics-cells.js";
 
-export const dayUs = 86_400_000_000;
-
-/** What a group of spans adds up to: a trace's, an analytics cell's. */
-export interface SpanTotals {
-  spans: number;
-  errors: number;
-  promptTokens: number;
-  completionTokens: number;
-  totalTokens: number;
-  costUsd: number;
-}
-
-/** Sums over the spans of a cell, and their durations (µs) for percentiles. */
-export interface Cell extends SpanTotals {
-  /** Days since 1970-01-01 (UTC) of the spans' start. */
-  readonly day: number;
-  readonly kind: string;
-  durationUs: number;
-  /** The first `spans` entries are the durations. */
-  durations: Float64Array;
-}
-
-/** The spans of one day with the same kind, name, model, version and service. */
-export interface SpanCell extends Cell {
-  readonly name: string;
-  readonly model: string | null;
-  readonly version: string | null;
-  /** `service.name` of the resource that sent the spans. */
-  readonly service: string;
-}
-
-/**
- * The spans of one day with the same kind and service that carry a tag (a span counts once
- * per tag).
- */
-export interface TagCell extends Cell {
-  readonly tag: string;
-  readonly service: string;
-}
+export type { Cell, SpanCell, SpanTotals, TagCell } from "./analytics-cells.js";
 
 interface Day {
-  readonly spans: Map<string, SpanCell>;
-  readonly tags: Map<string, TagCell>;
+  readonly spans: Map<string, SpanCell & HourIndex>;
+  readonly tags: Map<string, TagCell & HourIndex>;
 }
 
 /** A span row as the load query writes it (see `chunkSql`). */
@@ -56,6 +29,7 @@ type Row = [
   costUsd: number | null,
   durationUs: number,
   tags: string[],
+  root: 0 | 1,
 ];
 
 /** A project's spans, summed per day and group, as of the span row `loadedRowid`. */
@@ -63,19 +37,33 @@ export class ProjectCells {
   loadedRowid = 0;
   private readonly days = new Map<number, Day>();
 
-  /** The span cells of the days in [fromDay, toDay). */
-  spanCells(fromDay: number, toDay: number): SpanCell[] {
-    return this.cellsOf(fromDay, toDay, (day) => day.spans.values());
+  /**
+   * The span cells of [fromUs, toUs) (on whole hours): a day's cells whole when the range holds
+   * the day, else (or with `byHour`) cut into the hours of the range.
+   */
+  spanCells(fromUs: number, toUs: number, byHour = false): SpanCell[] {
+    return this.cellsOf(fromUs, toUs, byHour, (day) => day.spans.values());
   }
 
-  /** The tag cells of the days in [fromDay, toDay). */
-  tagCells(fromDay: number, toDay: number): TagCell[] {
-    return this.cellsOf(fromDay, toDay, (day) => day.tags.values());
+  /** The tag cells of [fromUs, toUs), whole days or hours as `spanCells` gives them. */
+  tagCells(fromUs: number, toUs: number, byHour = false): TagCell[] {
+    return this.cellsOf(fromUs, toUs, byHour, (day) => day.tags.values());
   }
 
   add(row: Row): void {
-    const [startUs, combination, error, prompt, completion, total, cost, durationUs, tags] = row;
+    const [startUs, combination, error, prompt, completion, total, cost, durationUs, tags, root] =
+      row;
     const dayNumber = Math.floor(startUs / dayUs);
+    const figures = {
+      hourOfDay: Math.floor((startUs - dayNumber * dayUs) / hourUs),
+      root,
+      error,
+      prompt,
+      completion,
+      total,
+      cost,
+      durationUs,
+    };
     let day = this.days.get(dayNumber);
     if (day === undefined) {
       day = { spans: new Map(), tags: new Map() };
@@ -93,7 +81,7 @@ export class ProjectCells {
       cell = { ...emptyCell(dayNumber, kind), name, model, version, service };
       day.spans.set(combination, cell);
     }
-    addTo(cell, error, prompt, completion, total, cost, durationUs);
+    addTo(cell, figures);
     if (tags.length === 0) return;
     for (const tag of tags.length === 1 ? tags : new Set(tags)) {
       // Kinds are a closed list of plain words, so a space cannot be part of one; the JSON of
@@ -104,58 +92,36 @@ export class ProjectCells {
         tagCell = { ...emptyCell(dayNumber, cell.kind), tag, service: cell.service };
         day.tags.set(key, tagCell);
       }
-      addTo(tagCell, error, prompt, completion, total, cost, durationUs);
+      addTo(tagCell, figures);
     }
   }
 
-  private cellsOf<T>(fromDay: number, toDay: number, pick: (day: Day) => Iterable<T>): T[] {
+  private cellsOf<T extends Cell>(
+    fromUs: number,
+    toUs: number,
+    byHour: boolean,
+    pick: (day: Day) => Iterable<T & HourIndex>,
+  ): T[] {
+    const fromHour = Math.floor(fromUs / hourUs);
+    const toHour = Math.ceil(toUs / hourUs);
     const cells: T[] = [];
     for (const [number, day] of this.days) {
-      if (number < fromDay || number >= toDay) continue;
-      for (const cell of pick(day)) cells.push(cell);
+      if ((number + 1) * 24 <= fromHour || number * 24 >= toHour) continue;
+      const whole = !byHour && number * 24 >= fromHour && (number + 1) * 24 <= toHour;
+      for (const cell of pick(day)) {
+        if (whole) cells.push(cell);
+        else for (const piece of hoursOf(cell, fromHour, toHour)) cells.push(piece);
+      }
     }
     return cells;
   }
 }
 
-function emptyCell(day: number, kind: string): Cell {
-  return {
-    day,
-    kind,
-    spans: 0,
-    errors: 0,
-    promptTokens: 0,
-    completionTokens: 0,
-    totalTokens: 0,
-    costUsd: 0,
-    durationUs: 0,
-    durations: new Float64Array(8),
-  };
-}
-
-function addTo(
-  cell: Cell,
-  error: 0 | 1,
-  prompt: number | null,
-  completion: number | null,
-  total: number | null,
-  cost: number | null,
-  durationUs: number,
-): void {
-  if (cell.spans === cell.durations.length) {
-    const grown = new Float64Array(cell.durations.length * 2);
-    grown.set(cell.durations);
-    cell.durations = grown;
-  }
-  cell.durations[cell.spans] = durationUs;
-  cell.spans++;
-  cell.errors += error;
-  cell.promptTokens += prompt ?? 0;
-  cell.completionTokens += completion ?? 0;
-  cell.totalTokens += total ?? 0;
-  cell.costUsd += cost ?? 0;
-  cell.durationUs += durationUs;
-}
+// A trace's root has no parent, or a parent of the host app's (cairn.root), as in span-store.ts;
+// the attributes are read only when they name it.
+const isRoot = `CASE WHEN parent_span_id IS NULL THEN 1
+    WHEN instr(attributes, '"cairn.root"') = 0 THEN 0
+    ELSE json_extract(attributes, '$."cairn.root"') IS 1 END`;
 
 // One JSON document per chunk: far cheaper to hand to JavaScript than a row object per span.
 // `|| ''` makes the kind/name/model/version/service array a string, the key of its cell.
@@ -165,7 +131,7 @@ const chunkSql = `
   SELECT json_group_array(json_array(start_us, json_array(kind, name, model, version, service_name) || '',
     status = 'error', ${modelCallOnly("prompt_tokens")}, ${modelCallOnly("completion_tokens")},
     ${modelCallOnly("total_tokens")}, ${modelCallOnly("cost_usd")}, duration_us,
-    json(tags))) AS rows
+    json(tags), ${isRoot})) AS rows
   FROM spans NOT INDEXED
   WHERE rowid > ? AND rowid <= ? AND project_id = ?`;
 
@@ -178,11 +144,13 @@ const chunkRows = 20_000;
 
 /**
  * The analytics view: per project, per UTC day, the spans summed by kind, name, model, version
- * and service, and by tag, kind and service, with every duration kept for exact percentiles. Spans are only
+ * and service, and by tag, kind and service, with every duration kept for exact percentiles and
+ * the sums of each hour, so a report can ask for hours. Spans are only
  * ever inserted, with growing rowids, so the view follows the table by reading the rows after
  * the last one it has seen: a project is read whole on its first analytics call (3 to 4 s per
  * million spans, in steps that let other requests through), then only the new spans.
- * Memory: 8 bytes per span and per tag of a span, plus a few hundred bytes per cell.
+ * Memory: 9 bytes per span and per tag of a span (its duration and hour), plus about 2 kB per
+ * cell.
  */
 export class AnalyticsView {
   private readonly projects = new Map<string, ProjectCells>();

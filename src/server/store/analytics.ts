@@ -1,30 +1,34 @@
 import { nearestRankPercentiles } from "../../core/percentiles.js";
 import type {
   AnalyticsGroupBy,
+  AnalyticsInterval,
+  CostBucket,
   CostReport,
   DayCost,
   GroupKey,
+  LatencyBucket,
   LatencyFigures,
+  MetricsBucket,
   MetricsReport,
   PerformanceReport,
   SpanMetrics,
 } from "../../core/wire/analytics.js";
 import type { SpanKind } from "../../core/wire/index.js";
-import {
-  type Cell,
-  dayUs,
-  type ProjectCells,
-  type SpanCell,
-  type TagCell,
-} from "./analytics-view.js";
+import { type Cell, dayUs, hourUs, type SpanCell, type TagCell } from "./analytics-cells.js";
+import type { ProjectCells } from "./analytics-view.js";
+import { microsToIso } from "./span-rows.js";
 
 export interface AnalyticsQuery {
-  /** The period as asked for (YYYY-MM-DD, both included), echoed in the report. */
+  /** The period's first and last UTC day (YYYY-MM-DD, both included), echoed in the report. */
   readonly periodStart: string;
   readonly periodEnd: string;
-  /** The period as microseconds since the epoch, [fromUs, toUs), on whole UTC days. */
+  /** The period as microseconds since the epoch, [fromUs, toUs), on whole hours. */
   readonly fromUs: number;
   readonly toUs: number;
+  /** Echo `from` and `to` as instants (the query gave them, or an interval). */
+  readonly echoRange?: boolean | undefined;
+  /** Add `series`, the figures of each hour or day, to the report and to each group. */
+  readonly interval?: AnalyticsInterval | undefined;
   readonly groupBy: AnalyticsGroupBy;
   readonly kind?: SpanKind | undefined;
   /** Only the spans of this service (`service.name`). */
@@ -34,11 +38,16 @@ export interface AnalyticsQuery {
 /** Span counts, errors and tokens of the period, overall and per group. */
 export function metricsReport(cells: ProjectCells, query: AnalyticsQuery): MetricsReport {
   const { all, groups } = gather(cells, query);
-  const list = [...groups].map(([key, members]) => ({ key, ...spanMetrics(members) }));
+  const list = [...groups].map(([key, members]) => ({
+    key,
+    ...spanMetrics(members),
+    ...seriesOf(query, members, metricsBucket),
+  }));
   return {
     ...scope(query),
     totals: spanMetrics(all),
     groups: ordered(list, query.groupBy, (group) => group.span_count),
+    ...seriesOf(query, all, metricsBucket),
   };
 }
 
@@ -50,12 +59,14 @@ export function costReport(cells: ProjectCells, query: AnalyticsQuery): CostRepo
     cost_usd: usd(sumOf(members, "costUsd")),
     span_count: sumOf(members, "spans"),
     days: costByDay(members),
+    ...seriesOf(query, members, costBucket),
   }));
   return {
     ...scope(query),
     total_cost_usd: usd(sumOf(all, "costUsd")),
     groups: ordered(list, query.groupBy, (group) => group.cost_usd),
     days: costByDay(all),
+    ...seriesOf(query, all, costBucket),
   };
 }
 
@@ -74,10 +85,25 @@ export function performanceReport(cells: ProjectCells, query: AnalyticsQuery): P
     return { key, ...latency(members, buffer.subarray(start, end)) };
   });
   if (query.groupBy === "tag") end = fill(buffer, 0, all);
+  const totals = latency(all, buffer.subarray(0, end));
+  // The groups' and the totals' figures are taken: the buffer is free for the buckets, one at a
+  // time.
+  const bucketLatency = (start: string, members: readonly Cell[]): LatencyBucket => ({
+    start,
+    ...latency(members, buffer.subarray(0, fill(buffer, 0, members))),
+  });
   return {
     ...scope(query),
-    totals: latency(all, buffer.subarray(0, end)),
-    groups: ordered(list, query.groupBy, (group) => group.span_count),
+    totals,
+    groups: ordered(
+      list.map((group) => ({
+        ...group,
+        ...seriesOf(query, groups.get(group.key) ?? [], bucketLatency),
+      })),
+      query.groupBy,
+      (group) => group.span_count,
+    ),
+    ...seriesOf(query, all, bucketLatency),
   };
 }
 
@@ -86,14 +112,15 @@ export function performanceReport(cells: ProjectCells, query: AnalyticsQuery): P
  * cells, or tag cells for `tag`, where a span with two tags is in two groups.
  */
 function gather(cells: ProjectCells, query: AnalyticsQuery) {
-  const fromDay = Math.floor(query.fromUs / dayUs);
-  const toDay = Math.floor(query.toUs / dayUs);
+  const byHour = query.interval === "hour";
   const selected = (cell: SpanCell | TagCell) =>
     (query.kind === undefined || cell.kind === query.kind) &&
     (query.service === undefined || cell.service === query.service);
-  const all = cells.spanCells(fromDay, toDay).filter(selected);
+  const all = cells.spanCells(query.fromUs, query.toUs, byHour).filter(selected);
   const grouped: Cell[] =
-    query.groupBy === "tag" ? cells.tagCells(fromDay, toDay).filter(selected) : all;
+    query.groupBy === "tag"
+      ? cells.tagCells(query.fromUs, query.toUs, byHour).filter(selected)
+      : all;
   const groups = new Map<GroupKey, Cell[]>();
   for (const cell of grouped) {
     const key = groupKey(cell, query.groupBy);
@@ -124,10 +151,46 @@ function scope(query: AnalyticsQuery) {
     group_by: query.groupBy,
     kind: query.kind ?? null,
     service: query.service ?? null,
+    ...(query.echoRange === true
+      ? { from: microsToIso(query.fromUs), to: microsToIso(query.toUs) }
+      : {}),
+    ...(query.interval === undefined ? {} : { interval: query.interval }),
   };
 }
 
-type Summed = Exclude<keyof Cell, "day" | "kind" | "durations">;
+/**
+ * `{ series }`, the figures of every bucket of the period from `cells` (empty buckets included),
+ * when the query asks for an interval; `{}` otherwise, so the report is as before.
+ */
+function seriesOf<T>(
+  query: AnalyticsQuery,
+  cells: readonly Cell[],
+  figures: (start: string, members: readonly Cell[]) => T,
+): { series?: T[] } {
+  if (query.interval === undefined) return {};
+  // By hour every cell is one hour's (gather cut them); by day a cell is one day's or less.
+  const size = query.interval === "hour" ? hourUs : dayUs;
+  const first = Math.floor(query.fromUs / size);
+  const last = Math.ceil(query.toUs / size);
+  const buckets: Cell[][] = Array.from({ length: last - first }, () => []);
+  for (const cell of cells) {
+    const bucket = query.interval === "hour" ? (cell.hour ?? cell.day * 24) : cell.day;
+    buckets[bucket - first]?.push(cell);
+  }
+  return {
+    series: buckets.map((members, index) => figures(microsToIso((first + index) * size), members)),
+  };
+}
+
+function metricsBucket(start: string, cells: readonly Cell[]): MetricsBucket {
+  return { start, trace_count: sumOf(cells, "roots"), ...spanMetrics(cells) };
+}
+
+function costBucket(start: string, cells: readonly Cell[]): CostBucket {
+  return { start, cost_usd: usd(sumOf(cells, "costUsd")), span_count: sumOf(cells, "spans") };
+}
+
+type Summed = Exclude<keyof Cell, "day" | "hour" | "kind" | "durations">;
 
 function sumOf(cells: readonly Cell[], field: Summed): number {
   let sum = 0;
@@ -218,7 +281,7 @@ function compareKeys(a: GroupKey, b: GroupKey): number {
 }
 
 function dateOf(day: number): string {
-  return new Date((day * dayUs) / 1000).toISOString().slice(0, 10);
+  return microsToIso(day * dayUs).slice(0, 10);
 }
 
 /** Microseconds as milliseconds, to the microsecond. */

@@ -49,6 +49,42 @@ export interface ExecFollowOptions {
   readonly maxReconnects?: number | undefined;
 }
 
+/** A control message of the runner's (a text frame of the exec WebSocket), as a client reads it. */
+export type ExecControl =
+  | { readonly type: "attached"; readonly offset: number }
+  | { readonly type: "dropped"; readonly bytes: number }
+  | { readonly type: "exit"; readonly exit: ExecExitStatus }
+  | { readonly type: "error"; readonly message: string };
+
+/** The control message of a text frame; undefined for one that is not JSON or not known. */
+export function readExecControl(text: string): ExecControl | undefined {
+  let message: { type?: unknown; [key: string]: unknown };
+  try {
+    message = JSON.parse(text) as typeof message;
+  } catch {
+    return undefined;
+  }
+  const { type } = message;
+  if (type === "attached" && typeof message.offset === "number") {
+    return { type, offset: message.offset };
+  }
+  if (type === "dropped" && typeof message.bytes === "number")
+    return { type, bytes: message.bytes };
+  if (type === "exit") {
+    return {
+      type,
+      exit: {
+        exitCode: typeof message.exitCode === "number" ? message.exitCode : null,
+        signal: typeof message.signal === "string" ? message.signal : null,
+      },
+    };
+  }
+  if (type === "error" && typeof message.message === "string") {
+    return { type, message: message.message };
+  }
+  return undefined;
+}
+
 /** Closed by the runner because the client asked for something it cannot serve: no retry. */
 const refused = 1008;
 
@@ -172,23 +208,12 @@ export function followExec(
   };
 
   const control = (text: string) => {
-    let message: { type?: unknown; [key: string]: unknown };
-    try {
-      message = JSON.parse(text) as typeof message;
-    } catch {
-      return;
-    }
-    if (message.type === "attached" && typeof message.offset === "number") {
-      offset = message.offset;
-    } else if (message.type === "dropped" && typeof message.bytes === "number") {
+    const message = readExecControl(text);
+    if (message?.type === "attached") offset = message.offset;
+    else if (message?.type === "dropped") {
       offset += message.bytes;
       handlers.onDropped?.(message.bytes);
-    } else if (message.type === "exit") {
-      exit({
-        exitCode: typeof message.exitCode === "number" ? message.exitCode : null,
-        signal: typeof message.signal === "string" ? message.signal : null,
-      });
-    }
+    } else if (message?.type === "exit") exit(message.exit);
   };
 
   void connect();

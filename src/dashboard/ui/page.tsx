@@ -40,7 +40,12 @@ export function EmptyState(props: { title: string; children?: ReactNode }) {
 }
 
 /** A failed request, in words: the service's own message, and what to do when there is one. */
-export function ErrorNotice(props: { error: unknown; retry?: () => void }) {
+export function ErrorNotice(props: {
+  error: unknown;
+  retry?: () => void;
+  /** What failed, after "Could not": default "load this". */
+  doing?: string;
+}) {
   const { error } = props;
   const message =
     error instanceof CairnRequestError
@@ -52,7 +57,8 @@ export function ErrorNotice(props: { error: unknown; retry?: () => void }) {
   return (
     <div className="dash-error" role="alert">
       <p>
-        Could not load this{status}: {message}
+        Could not {props.doing ?? "load this"}
+        {status}: {message}
       </p>
       {props.retry === undefined ? null : (
         <button type="button" className="dash-button" onClick={props.retry}>

@@ -79,18 +79,62 @@ export const testResultInputSchema = z.strictObject({
   trace_id: z.string().max(64).nullable().optional(),
 });
 
-/** `POST /testing/runs`: a finished run, case by case; the summary is computed by the service. */
-export const createTestRunRequestSchema = z.strictObject({
-  name: z.string().min(1).max(200).optional(),
-  dataset: datasetName.nullable().optional(),
-  version: z.string().min(1).max(64).nullable().optional(),
-  pass_threshold: z
+/** A run given whole is `finished`; one started `running` is given its results as they come. */
+export const testRunStatuses = ["running", "finished"] as const;
+
+/**
+ * `POST /testing/runs`: a finished run, case by case, or a run that starts `running` and is given
+ * its results as its cases finish (`POST /testing/runs/{run_id}/results`); the summary is
+ * computed by the service.
+ */
+export const createTestRunRequestSchema = z
+  .strictObject({
+    name: z.string().min(1).max(200).optional(),
+    dataset: datasetName.nullable().optional(),
+    version: z.string().min(1).max(64).nullable().optional(),
+    pass_threshold: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0.5)
+      .describe("a case passes when it has no error and every score is at least this"),
+    status: z
+      .enum(testRunStatuses)
+      .default("finished")
+      .describe(
+        "running: its results come as its cases finish, with POST /testing/runs/{run_id}/results; finished (the default): the run is given whole",
+      ),
+    total_cases: z
+      .number()
+      .int()
+      .min(1)
+      .max(10_000)
+      .optional()
+      .describe("how many cases the run has, so that its progress can be shown"),
+    results: z.array(testResultInputSchema).max(10_000),
+  })
+  .refine((run) => run.status === "running" || run.results.length > 0, {
+    path: ["results"],
+    message: "a finished run needs at least one result (or start it with status: running)",
+  });
+
+/**
+ * `POST /testing/runs/{run_id}/results`: results of a running run, as its cases finish. `offset`
+ * is how many results were sent before these: a request sent again after a lost answer adds
+ * nothing twice.
+ */
+export const addTestResultsRequestSchema = z.strictObject({
+  offset: z
     .number()
+    .int()
     .min(0)
-    .max(1)
-    .default(0.5)
-    .describe("a case passes when it has no error and every score is at least this"),
-  results: z.array(testResultInputSchema).min(1).max(10_000),
+    .max(10_000)
+    .describe("how many results of the run were sent before these"),
+  results: z.array(testResultInputSchema).max(10_000),
+  finished: z
+    .boolean()
+    .default(false)
+    .describe("true with the last results: the run is finished, and takes no more"),
 });
 
 export const testResultSchema = z.object({
@@ -123,6 +167,16 @@ export const testRunSchema = z.object({
   version: z.string().nullable(),
   pass_threshold: z.number(),
   created_at: z.string(),
+  status: z
+    .enum(testRunStatuses)
+    .default("finished")
+    .describe("running while its results are still coming (absent from older services)"),
+  total_cases: z
+    .number()
+    .int()
+    .nullable()
+    .default(null)
+    .describe("how many cases the run has, when it said so as it started; summary.cases are done"),
   summary: testRunSummarySchema,
 });
 
@@ -171,6 +225,8 @@ export type Dataset = z.infer<typeof datasetSchema>;
 export type CaseScore = z.infer<typeof caseScoreSchema>;
 export type TestResultInput = z.input<typeof testResultInputSchema>;
 export type CreateTestRunRequest = z.input<typeof createTestRunRequestSchema>;
+export type AddTestResultsRequest = z.input<typeof addTestResultsRequestSchema>;
+export type TestRunStatus = (typeof testRunStatuses)[number];
 export type TestResult = z.infer<typeof testResultSchema>;
 export type TestRunSummary = z.infer<typeof testRunSummarySchema>;
 export type TestRun = z.infer<typeof testRunSchema>;

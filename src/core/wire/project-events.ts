@@ -25,7 +25,7 @@ export const projectResyncSchema = z.object({
 export const projectEventSchemas = {
   /** A trace was stored, or grew: its row as it is now. */
   trace: traceSummarySchema,
-  /** A test run was recorded. */
+  /** A test run was recorded, given results (its progress: summary.cases of total_cases), or finished. */
   "test-run": testRunSchema,
   /** A sandbox was created or changed (state, size, tags). */
   sandbox: sandboxRecordSchema,

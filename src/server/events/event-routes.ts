@@ -18,8 +18,8 @@ export const eventsQuerySchema = z.strictObject({
 
 /**
  * `GET /events`: the project's live events as Server-Sent Events — `trace` (a trace was stored
- * or grew: its row as the trace list has it), `test-run` (a run was recorded: its row as the
- * run list has it), `sandbox` (a sandbox was created or changed: its record), `resync` (read the
+ * or grew: its row as the trace list has it), `test-run` (a run was recorded or given results:
+ * its row as the run list has it), `sandbox` (a sandbox was created or changed: its record), `resync` (read the
  * lists again) and `ready` (caught up). Resumable with `Last-Event-ID`. With the project's API
  * key (or the dashboard's session); a sandbox token is refused.
  */

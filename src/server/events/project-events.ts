@@ -61,7 +61,7 @@ export class ProjectEvents {
     this.#channels.get(projectId)?.channel.change("sandbox", record.id, () => record);
   }
 
-  /** A test run of the project was recorded or changed: its row as the run list returns it. */
+  /** A test run of the project was recorded, given results or finished: its row in the run list. */
   testRunChanged(projectId: string, run: { readonly run_id: string }): void {
     this.#channels.get(projectId)?.channel.change("test-run", run.run_id, () => run);
   }

@@ -1,6 +1,7 @@
 import type { RouteConfig } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
 import {
+  addTestResultsRequestSchema,
   createTestCasesRequestSchema,
   createTestRunRequestSchema,
   datasetSchema,
@@ -99,9 +100,10 @@ export function evaluationRoutes(errors: ErrorResponses, common: object): RouteC
     {
       method: "post",
       path: "/testing/runs",
-      summary: "Record a finished test run; the service computes passes and the summary",
+      summary:
+        "Record a finished test run, or start one; the service computes passes and the summary",
       description:
-        "The scores of each case are keyed by the scorer name the run asked for: correctness for a grade by rules, correctness:judge for a grade by the LLM judge (runTests() and cairn test call the judge only for names ending in :judge).",
+        "The scores of each case are keyed by the scorer name the run asked for: correctness for a grade by rules, correctness:judge for a grade by the LLM judge (runTests() and cairn test call the judge only for names ending in :judge). With status: running (and total_cases), the run is given its results as its cases finish (POST /testing/runs/{run_id}/results), and its progress is seen meanwhile (GET /events, GET /testing/runs).",
       request: body(createTestRunRequestSchema),
       responses: {
         201: json(testRunDetailSchema, "the run"),
@@ -126,6 +128,25 @@ export function evaluationRoutes(errors: ErrorResponses, common: object): RouteC
           "a page of runs",
         ),
         ...errors("invalid_request"),
+        ...common,
+      },
+    },
+    {
+      method: "post",
+      path: "/testing/runs/{run_id}/results",
+      summary: "Add results to a running test run as its cases finish, and finish it",
+      description:
+        "offset is how many results were sent before these: results the run has already (a request sent again after a lost answer) are skipped, and an offset past them is a 409 that says where to start. finished: true ends the run (the request may come again; anything else after it is a 409). At most 10,000 results and 32 MiB of them per run.",
+      request: { params: z.object({ run_id: runId }), ...body(addTestResultsRequestSchema) },
+      responses: {
+        200: json(testRunSchema, "the run, without its results"),
+        ...errors(
+          "invalid_request",
+          "not_found",
+          "conflict",
+          "payload_too_large",
+          "unsupported_media_type",
+        ),
         ...common,
       },
     },

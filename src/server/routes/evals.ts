@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { compareRuns } from "../../core/eval-runs.js";
 import {
+  addTestResultsRequestSchema,
   createTestCaseRequestSchema,
   createTestCasesBatchSchema,
   createTestRunRequestSchema,
@@ -11,7 +12,12 @@ import { describeIssues } from "../../core/zod-message.js";
 import { ApiError } from "../http/api-error.js";
 import type { AuthVariables } from "../http/auth.js";
 import { readJson } from "../http/read-json.js";
-import type { EvalStore, RunCursor } from "../store/evals.js";
+import {
+  type EvalStore,
+  maxRunResults,
+  type ResultsRefusal,
+  type RunCursor,
+} from "../store/evals.js";
 import { decodeCursor, encodeCursor } from "./query-params.js";
 
 const defaultDataset = "default";
@@ -38,9 +44,34 @@ function checkRunId(runId: string): string {
   return runId;
 }
 
+/** Why results were not added to a run, as the API says it. */
+function refusal(runId: string, outcome: ResultsRefusal): ApiError {
+  switch (outcome.refused) {
+    case "not_found":
+      return new ApiError("not_found", `no test run ${runId}`);
+    case "finished":
+      return new ApiError("conflict", `test run ${runId} is finished: it takes no more results`);
+    case "gap":
+      return new ApiError(
+        "conflict",
+        `test run ${runId} has ${outcome.stored} results; send from offset ${outcome.stored}`,
+      );
+    case "too_many":
+      return new ApiError("invalid_request", `a test run has at most ${maxRunResults} results`);
+    case "too_large":
+      return new ApiError("payload_too_large", `test run ${runId}'s results are over 32 MiB`);
+    case "empty":
+      return new ApiError(
+        "invalid_request",
+        "a finished run needs at least one result: send the results with finished: true",
+      );
+  }
+}
+
 /**
- * Test cases in named datasets, test runs, and the comparison of two runs. `onRunChanged` is
- * told of each run recorded (the project's live events).
+ * Test cases in named datasets, test runs (given whole, or as their cases finish), and the
+ * comparison of two runs. `onRunChanged` is told of each run recorded or given results (the
+ * project's live events).
  */
 export function evalRoutes(
   evals: EvalStore,
@@ -98,6 +129,16 @@ export function evalRoutes(
         runs: page.runs,
         next_cursor: page.next === null ? null : encodeCursor(page.next),
       });
+    })
+    .post("/testing/runs/:runId/results", async (c) => {
+      const runId = checkRunId(c.req.param("runId"));
+      const parsed = addTestResultsRequestSchema.safeParse(await readJson(c.req.raw));
+      if (!parsed.success) throw new ApiError("invalid_request", describeIssues(parsed.error));
+      const projectId = c.get("project").id;
+      const outcome = evals.addResults(projectId, runId, parsed.data);
+      if ("refused" in outcome) throw refusal(runId, outcome);
+      onRunChanged(projectId, outcome);
+      return c.json(outcome);
     })
     .get("/testing/runs/:runId", (c) => c.json(findRun(c.get("project").id, c.req.param("runId"))))
     .get("/testing/runs/:baseId/compare/:runId", (c) => {

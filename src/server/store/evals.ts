@@ -7,6 +7,7 @@ import type {
   TestResult,
   TestRun,
   TestRunDetail,
+  TestRunStatus,
 } from "../../core/wire/evals.js";
 import { transaction } from "./database.js";
 
@@ -16,23 +17,47 @@ export interface CaseInput {
   readonly metadata?: Record<string, unknown> | undefined;
 }
 
+/** One case's result as a runner sends it: whether it passed is decided here. */
+export interface ResultInput {
+  readonly case_id?: string | null | undefined;
+  readonly query: string;
+  readonly expected_answer?: string | null | undefined;
+  readonly output: string | null;
+  readonly error?: string | null | undefined;
+  readonly scores: TestResult["scores"];
+  readonly latency_ms: number;
+  readonly cost_usd?: number | null | undefined;
+  readonly trace_id?: string | null | undefined;
+}
+
 export interface RunInput {
   readonly name?: string | undefined;
   readonly dataset?: string | null | undefined;
   readonly version?: string | null | undefined;
   readonly pass_threshold: number;
-  readonly results: ReadonlyArray<{
-    readonly case_id?: string | null | undefined;
-    readonly query: string;
-    readonly expected_answer?: string | null | undefined;
-    readonly output: string | null;
-    readonly error?: string | null | undefined;
-    readonly scores: TestResult["scores"];
-    readonly latency_ms: number;
-    readonly cost_usd?: number | null | undefined;
-    readonly trace_id?: string | null | undefined;
-  }>;
+  /** Default finished: the run is given whole. */
+  readonly status?: TestRunStatus | undefined;
+  readonly total_cases?: number | undefined;
+  readonly results: readonly ResultInput[];
 }
+
+/** Results of a running run, as its cases finish (`POST /testing/runs/{run_id}/results`). */
+export interface ResultsInput {
+  /** How many results were sent before these: those already stored are not stored again. */
+  readonly offset: number;
+  readonly results: readonly ResultInput[];
+  readonly finished: boolean;
+}
+
+/** Why results were not added: no such run, a finished one, results missing before them… */
+export type ResultsRefusal =
+  | { readonly refused: "not_found" | "finished" | "too_many" | "too_large" | "empty" }
+  | { readonly refused: "gap"; readonly stored: number };
+
+/** The most results a run has, given whole or bit by bit. */
+export const maxRunResults = 10_000;
+/** The most characters a run's results take as JSON, given bit by bit (whole: the body limit). */
+const maxResultsLength = 32 * 1024 * 1024;
 
 interface CaseRow {
   id: string;
@@ -51,6 +76,8 @@ interface RunRow {
   version: string | null;
   pass_threshold: number;
   created_at: string;
+  status: TestRunStatus;
+  total_cases: number | null;
   summary: string;
   results: string;
 }
@@ -114,20 +141,12 @@ export class EvalStore {
       .all(projectId) as unknown as Dataset[];
   }
 
-  /** Records a finished run; each case's pass and the summary are computed here. */
+  /**
+   * Records a run, finished or starting (`status: "running"`); each case's pass and the summary
+   * are computed here.
+   */
   addRun(projectId: string, input: RunInput): TestRunDetail {
-    const results: TestResult[] = input.results.map((each) => ({
-      case_id: each.case_id ?? null,
-      query: each.query,
-      expected_answer: each.expected_answer ?? null,
-      output: each.output,
-      error: each.error ?? null,
-      scores: each.scores,
-      latency_ms: each.latency_ms,
-      cost_usd: each.cost_usd ?? null,
-      trace_id: each.trace_id ?? null,
-      passed: casePassed(each, input.pass_threshold),
-    }));
+    const results = input.results.map((each) => toResult(each, input.pass_threshold));
     const createdAt = new Date().toISOString();
     const run: TestRunDetail = {
       run_id: `run_${randomBytes(12).toString("hex")}`,
@@ -136,14 +155,16 @@ export class EvalStore {
       version: input.version ?? null,
       pass_threshold: input.pass_threshold,
       created_at: createdAt,
+      status: input.status ?? "finished",
+      total_cases: input.total_cases ?? null,
       summary: summarizeResults(results),
       results,
     };
     this.db
       .prepare(`
         INSERT INTO test_runs (id, project_id, name, dataset, version, pass_threshold,
-          created_at, summary, results)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+          created_at, summary, results, status, total_cases)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
       .run(
         run.run_id,
         projectId,
@@ -154,8 +175,51 @@ export class EvalStore {
         run.created_at,
         JSON.stringify(run.summary),
         JSON.stringify(results),
+        run.status,
+        run.total_cases,
       );
     return run;
+  }
+
+  /**
+   * Adds results to a running run, and finishes it with `finished`. Results the run has already
+   * (a request sent again) are skipped; a request that would leave a gap is refused.
+   */
+  addResults(projectId: string, runId: string, input: ResultsInput): TestRun | ResultsRefusal {
+    return transaction(this.db, () => {
+      const row = this.db
+        .prepare("SELECT * FROM test_runs WHERE project_id = ? AND id = ?")
+        .get(projectId, runId) as unknown as RunRow | undefined;
+      if (row === undefined) return { refused: "not_found" };
+      const stored = JSON.parse(row.results) as TestResult[];
+      const end = input.offset + input.results.length;
+      if (row.status === "finished") {
+        // The answer to the finishing request was lost, and it came again.
+        const again = input.finished && end === stored.length;
+        return again ? toRun(row) : { refused: "finished" };
+      }
+      if (input.offset > stored.length) return { refused: "gap", stored: stored.length };
+      const added = input.results
+        .slice(stored.length - input.offset)
+        .map((each) => toResult(each, row.pass_threshold));
+      const results = [...stored, ...added];
+      if (results.length > maxRunResults) return { refused: "too_many" };
+      if (input.finished && results.length === 0) return { refused: "empty" };
+      const json = JSON.stringify(results);
+      if (json.length > maxResultsLength) return { refused: "too_large" };
+      const updated: RunRow = {
+        ...row,
+        status: input.finished ? "finished" : "running",
+        summary: JSON.stringify(summarizeResults(results)),
+        results: json,
+      };
+      this.db
+        .prepare(
+          "UPDATE test_runs SET status = ?, summary = ?, results = ? WHERE project_id = ? AND id = ?",
+        )
+        .run(updated.status, updated.summary, updated.results, projectId, runId);
+      return toRun(updated);
+    });
   }
 
   run(projectId: string, runId: string): TestRunDetail | undefined {
@@ -179,7 +243,8 @@ export class EvalStore {
     }
     const rows = this.db
       .prepare(`
-        SELECT rowid AS row, id, name, dataset, version, pass_threshold, created_at, summary
+        SELECT rowid AS row, id, name, dataset, version, pass_threshold, created_at, status,
+          total_cases, summary
         FROM test_runs WHERE project_id = ? ${after}
         ORDER BY created_at DESC, rowid DESC LIMIT ?`)
       .all(...values, page.limit + 1) as unknown as Array<RunRow & { row: number }>;
@@ -221,6 +286,23 @@ function toRun(row: RunRow): TestRun {
     version: row.version,
     pass_threshold: row.pass_threshold,
     created_at: row.created_at,
+    status: row.status,
+    total_cases: row.total_cases,
     summary: JSON.parse(row.summary) as TestRun["summary"],
+  };
+}
+
+function toResult(each: ResultInput, passThreshold: number): TestResult {
+  return {
+    case_id: each.case_id ?? null,
+    query: each.query,
+    expected_answer: each.expected_answer ?? null,
+    output: each.output,
+    error: each.error ?? null,
+    scores: each.scores,
+    latency_ms: each.latency_ms,
+    cost_usd: each.cost_usd ?? null,
+    trace_id: each.trace_id ?? null,
+    passed: casePassed(each, passThreshold),
   };
 }

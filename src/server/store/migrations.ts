@@ -322,6 +322,12 @@ const steps: readonly string[] = [
   ) STRICT;
   CREATE INDEX dashboard_sessions_by_expiry ON dashboard_sessions (expires_ms);
   `,
+  // 11: test runs given their results as their cases finish: running until the last comes, and
+  // how many cases they have (runs given whole, as before, are finished).
+  `
+  ALTER TABLE test_runs ADD COLUMN status TEXT NOT NULL DEFAULT 'finished';
+  ALTER TABLE test_runs ADD COLUMN total_cases INTEGER;
+  `,
 ];
 
 /**

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ConfigurationError } from "../../core/errors/index.js";
 import {
+  type AddTestResultsRequest,
   type CreateTestRunRequest,
   type Dataset,
   datasetSchema,
@@ -96,6 +97,23 @@ export async function listDatasets(): Promise<Dataset[]> {
 /** Records a finished test run (`runTests()` does this for you). */
 export function recordTestRun(run: CreateTestRunRequest): Promise<TestRunDetail> {
   return requestService("POST", "/testing/runs", run, testRunDetailSchema);
+}
+
+/**
+ * Starts a run that is given its results as its cases finish ({@link addTestResults}), so that
+ * its progress shows meanwhile (`runTests()` does this for you).
+ */
+export function startTestRun(
+  run: Omit<CreateTestRunRequest, "status" | "results">,
+): Promise<TestRunDetail> {
+  const body = { ...run, status: "running", results: [] };
+  return requestService("POST", "/testing/runs", body, testRunDetailSchema);
+}
+
+/** Adds results to a run {@link startTestRun} started; `finished: true` with the last ones. */
+export function addTestResults(runId: string, request: AddTestResultsRequest): Promise<TestRun> {
+  const path = `/testing/runs/${encodeURIComponent(runId)}/results`;
+  return requestService("POST", path, request, testRunSchema);
 }
 
 /** A test run with its results, case by case. */

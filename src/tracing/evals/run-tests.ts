@@ -4,7 +4,7 @@ import { casePassed, summarizeResults } from "../../core/eval-runs.js";
 import { randomHex } from "../../core/ids.js";
 import type { CaseScore, TestResult, TestRunSummary } from "../../core/wire/evals.js";
 import { attributes as names } from "../attributes.js";
-import { listTestCases, recordTestRun, type TestCaseInput, toApiCase } from "../client/evals.js";
+import { listTestCases, type TestCaseInput, toApiCase } from "../client/evals.js";
 import { currentSpan } from "../current-span.js";
 import { observe } from "../observe.js";
 import { flush, serviceConnection } from "../runtime/configure.js";
@@ -15,6 +15,7 @@ import { findScorer } from "../scoring/registry.js";
 import { runScorer } from "../scoring/run-scorer.js";
 import { lookUpScorer, readScorerName } from "../scoring/scorer-name.js";
 import type { JudgeGrader, Scorer } from "../scoring/types.js";
+import { RunRecorder } from "./run-recorder.js";
 
 /** One case as the task sees it. */
 export interface TestCaseRun {
@@ -51,8 +52,9 @@ export interface RunTestsOptions {
   /** A case passes when every score is at least this. Default 0.5. */
   passThreshold?: number;
   /**
-   * Records the run on the service (`POST /testing/runs`). Default: when a service is
-   * configured. `true` without one is an error.
+   * Records the run on the service (`POST /testing/runs`), as its cases finish, so that its
+   * progress shows there meanwhile. Default: when a service is configured. `true` without one
+   * is an error.
    */
   upload?: boolean;
   /**
@@ -100,6 +102,19 @@ interface ResolvedCase extends TestCaseRun {}
 export async function runTests(options: RunTestsOptions): Promise<TestReport> {
   const settings = checkOptions(options);
   const cases = await resolveCases(options);
+  const name = options.name ?? `${options.dataset ?? "cases"} ${new Date().toISOString()}`;
+  // The run is recorded as its cases finish, so that its progress shows on the service.
+  const recorder = settings.upload
+    ? new RunRecorder(
+        {
+          name,
+          dataset: options.dataset ?? null,
+          version: options.version ?? null,
+          pass_threshold: settings.passThreshold,
+        },
+        cases.length,
+      )
+    : undefined;
   const results: TestResult[] = new Array(cases.length);
   let next = 0;
   let done = 0;
@@ -108,6 +123,7 @@ export async function runTests(options: RunTestsOptions): Promise<TestReport> {
       const testCase = cases[index] as ResolvedCase;
       const result = await runCase(testCase, options, settings);
       results[index] = result;
+      recorder?.done(index, result);
       done++;
       options.onProgress?.(done, cases.length, result);
     }
@@ -116,25 +132,12 @@ export async function runTests(options: RunTestsOptions): Promise<TestReport> {
   // The cases' traces go out now, so the run's trace ids can be opened on the service.
   await flush().catch(() => undefined);
 
-  const name = options.name ?? `${options.dataset ?? "cases"} ${new Date().toISOString()}`;
   const summary = summarizeResults(results);
-  let runId: string | undefined;
-  let uploadError: string | undefined;
-  if (settings.upload) {
-    // Every case has run and been paid for: a failed upload must not lose the report.
-    try {
-      const recorded = await recordTestRun({
-        name,
-        dataset: options.dataset ?? null,
-        version: options.version ?? null,
-        pass_threshold: settings.passThreshold,
-        results: results.map(({ passed: _passed, ...result }) => result),
-      });
-      runId = recorded.run_id;
-    } catch (error) {
-      uploadError = error instanceof Error ? error.message : String(error);
-    }
-  }
+  // Every case has run and been paid for: a failed upload must not lose the report.
+  const { runId, uploadError } = (await recorder?.finish()) ?? {
+    runId: undefined,
+    uploadError: undefined,
+  };
   return {
     runId,
     uploadError,

@@ -353,6 +353,16 @@ describe("GET /events", () => {
     }
   });
 
+  it("is in the API reference, with its events, its resume header and its refusals", async () => {
+    const document = await (await fetch(`${t.server.url}/openapi.json`)).json();
+    const route = document.paths["/events"].get;
+    expect(Object.keys(route.responses)).toEqual(expect.arrayContaining(["200", "400", "403"]));
+    const events = route.responses["200"].content["text/event-stream"].schema.properties;
+    expect(Object.keys(events)).toEqual(["trace", "test-run", "sandbox", "resync", "ready"]);
+    const parameters = route.parameters.map((each: { name: string }) => each.name);
+    expect(parameters).toEqual(expect.arrayContaining(["last-event-id", "lastEventId"]));
+  });
+
   it("refuses to start a stream without a key, or with a wrong one", async () => {
     expect((await fetch(`${t.server.url}/events`)).status).toBe(401);
     const wrong = await fetch(`${t.server.url}/events`, {

@@ -353,6 +353,31 @@ describe("GET /events", () => {
     }
   });
 
+  it("says how soon to reconnect, and keeps a quiet stream alive with comments", async () => {
+    const saved = projectEventLimits.heartbeatMs;
+    projectEventLimits.heartbeatMs = 20;
+    const abort = new AbortController();
+    try {
+      const response = await fetch(`${t.server.url}/events`, {
+        headers: { "x-api-key": t.apiKey },
+        signal: abort.signal,
+      });
+      expect(response.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+      expect(response.headers.get("cache-control")).toBe("no-store");
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+      const decoder = new TextDecoder();
+      let text = "";
+      while (!text.includes(": keep-alive")) {
+        const { value } = await reader.read();
+        text += decoder.decode(value, { stream: true });
+      }
+      expect(text.startsWith("retry: 1000\n\n")).toBe(true);
+    } finally {
+      projectEventLimits.heartbeatMs = saved;
+      abort.abort();
+    }
+  });
+
   it("is in the API reference, with its events, its resume header and its refusals", async () => {
     const document = await (await fetch(`${t.server.url}/openapi.json`)).json();
     const route = document.paths["/events"].get;

@@ -7,9 +7,9 @@ import { mkdir, readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect, type TestContext } from "vitest";
 import { ensureDashboardBuilt } from "../../scripts/build-dashboard.js";
-import { type Chromium, launchChromium } from "../helpers/browser.js";
+import { type Chromium, launchChromium, needChromium } from "../helpers/browser.js";
 import type { TestServer } from "../server/helpers.js";
 
 export const artifacts = fileURLToPath(new URL("../.artifacts/dashboard/", import.meta.url));
@@ -93,4 +93,52 @@ export async function saveScreenshot(page: Page, name: string): Promise<string> 
   const path = `${artifacts}${name}.png`;
   await page.screenshot({ path, fullPage: false });
   return path;
+}
+
+/**
+ * Chromium and a service for the tests of a file: launched, started (and seeded) before them,
+ * closed and stopped after. Read its fields inside the tests, once the hooks have run.
+ */
+export function dashboardSuite<Seeded>(
+  start: () => Promise<TestServer>,
+  seed: (t: TestServer) => Promise<Seeded>,
+): { chromium: Chromium; t: TestServer; seeded: Seeded } {
+  const suite = {
+    chromium: { reason: "not launched" } as Chromium,
+    t: undefined as unknown as TestServer,
+    seeded: undefined as unknown as Seeded,
+  };
+  beforeAll(async () => {
+    suite.chromium = await launchForDashboard();
+    suite.t = await start();
+    suite.seeded = await seed(suite.t);
+  }, 120_000);
+  afterAll(async () => {
+    await suite.chromium.browser?.close();
+    await suite.t?.stop();
+  });
+  return suite;
+}
+
+/**
+ * Opens `path` signed in (skipping the test without chromium), hands the page to `use`, expects
+ * no page or console error but those `allowed` matches, and closes the browser context.
+ */
+export async function onSignedInPage(
+  context: TestContext,
+  suite: { chromium: Chromium; t: TestServer },
+  path: string,
+  use: (page: Page) => Promise<void>,
+  allowed?: RegExp,
+): Promise<void> {
+  needChromium(context, suite.chromium);
+  const opened = await openSignedIn(suite.chromium.browser, suite.t, path);
+  try {
+    await use(opened.page);
+    expect(opened.errors.filter((error) => allowed === undefined || !allowed.test(error))).toEqual(
+      [],
+    );
+  } finally {
+    await opened.context.close();
+  }
 }

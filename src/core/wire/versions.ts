@@ -33,3 +33,4 @@ export const rollbackResultSchema = versionSchema.extend({
 export type RollbackResult = z.infer<typeof rollbackResultSchema>;
 export type Version = z.infer<typeof versionSchema>;
 export type VersionEvent = z.infer<typeof versionEventSchema>;
+export type VersionList = z.infer<typeof versionListSchema>;

@@ -1,8 +1,8 @@
 // A question before something that cannot be undone (kill a sandbox, roll back a version): the
-// browser's modal <dialog>, so the rest of the page is inert while it is open (focus stays in
+// browser's modal <dialog>, so the rest of the page is inert while it is open (Tab wraps inside
 // it) and Escape cancels; the focus starts on Cancel and goes back where it was on close.
 
-import { type ReactNode, useEffect, useId, useRef } from "react";
+import { type KeyboardEvent, type ReactNode, useEffect, useId, useRef } from "react";
 import { ErrorNotice } from "./page.js";
 import "./confirm-dialog.css";
 
@@ -57,10 +57,24 @@ export function ConfirmDialog(props: {
     return () => element.removeEventListener("cancel", onCancelEvent);
   }, [onCancel]);
 
+  // Tab wraps from the last button to the first (and Shift+Tab back): the browser's modal keeps
+  // the page inert, but would let the focus out of the dialog into its own toolbar.
+  const wrapTab = (event: KeyboardEvent<HTMLDialogElement>) => {
+    if (event.key !== "Tab") return;
+    const controls = [
+      ...event.currentTarget.querySelectorAll<HTMLElement>("button:not(:disabled), a[href]"),
+    ];
+    const edge = event.shiftKey ? controls[0] : controls[controls.length - 1];
+    if (edge === undefined || document.activeElement !== edge) return;
+    event.preventDefault();
+    (event.shiftKey ? controls[controls.length - 1] : controls[0])?.focus();
+  };
+
   return (
     <dialog
       ref={dialog}
       className="dash-dialog"
+      onKeyDown={wrapTab}
       role="alertdialog"
       aria-labelledby={titleId}
       aria-describedby={props.children === undefined ? undefined : bodyId}

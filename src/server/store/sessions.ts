@@ -44,13 +44,15 @@ type SessionRow = Pick<
   | "completion_tokens"
   | "total_tokens"
   | "cost_usd"
-> & {
+> & { session_id: string; trace_count: number };
+
+/** A session's turns: how many, and their mean and longest duration. */
+interface TurnRow {
   session_id: string;
-  trace_count: number;
   turn_count: number;
   turn_mean_us: number | null;
   turn_max_us: number | null;
-};
+}
 
 interface SessionTraceRow extends TraceRow {
   input_preview: string | null;
@@ -74,20 +76,14 @@ export const maxSessionEvents = 1000;
 
 const sessionEventAttribute = `json_extract(s.attributes, '$."cairn.session.event"')`;
 
-// A turn is a trace that is not an event recorded outside any call (its root span says so).
-const turnDuration = `CASE WHEN json_extract(r.attributes, '$."cairn.session.event"') = 1
-  THEN NULL ELSE t.end_us - t.start_us END`;
-
 const totals = `min(t.start_us) AS start_us, max(t.end_us) AS end_us, count(*) AS trace_count,
   sum(t.span_count) AS span_count, sum(t.error_count) AS error_count,
   sum(t.prompt_tokens) AS prompt_tokens, sum(t.completion_tokens) AS completion_tokens,
-  sum(t.total_tokens) AS total_tokens, sum(t.cost_usd) AS cost_usd,
-  count(${turnDuration}) AS turn_count, avg(${turnDuration}) AS turn_mean_us,
-  max(${turnDuration}) AS turn_max_us`;
+  sum(t.total_tokens) AS total_tokens, sum(t.cost_usd) AS cost_usd`;
 
-/** The root span of each trace `t`, as `r`, for what it says of the trace. */
-const rootSpan = `LEFT JOIN spans r ON r.project_id = t.project_id AND r.trace_id = t.trace_id
-  AND r.span_id = t.root_span_id`;
+// A turn is a trace that is not an event recorded outside any call (its root span says so).
+const turnDuration = `CASE WHEN json_extract(r.attributes, '$."cairn.session.event"') = 1
+  THEN NULL ELSE t.end_us - t.start_us END`;
 
 /**
  * One page of a project's sessions, the last active first, and the cursor of the next page
@@ -114,7 +110,7 @@ export function listSessions(
   }
   const rows = db
     .prepare(
-      `SELECT t.session_id, ${totals} FROM traces t ${rootSpan} WHERE ${where.join(" AND ")}
+      `SELECT t.session_id, ${totals} FROM traces t WHERE ${where.join(" AND ")}
        GROUP BY t.session_id HAVING ${having.join(" AND ")}
        ORDER BY max(t.end_us) DESC, t.session_id DESC LIMIT ?`,
     )
@@ -123,13 +119,13 @@ export function listSessions(
     value: last.end_us,
     sessionId: last.session_id,
   }));
-  const tags = sessionTags(
-    db,
-    projectId,
-    shown.map((row) => row.session_id),
-  );
+  const ids = shown.map((row) => row.session_id);
+  const tags = sessionTags(db, projectId, ids);
+  const turns = sessionTurns(db, projectId, ids);
   return {
-    sessions: shown.map((row) => toSessionSummary(row, tags.get(row.session_id) ?? [])),
+    sessions: shown.map((row) =>
+      toSessionSummary(row, tags.get(row.session_id) ?? [], turns.get(row.session_id)),
+    ),
     next,
   };
 }
@@ -142,12 +138,16 @@ export function getSessionSummary(
 ): SessionSummary | undefined {
   const row = db
     .prepare(
-      `SELECT t.session_id, ${totals} FROM traces t ${rootSpan}
+      `SELECT t.session_id, ${totals} FROM traces t
        WHERE t.project_id = ? AND t.session_id = ? GROUP BY t.session_id`,
     )
     .get(projectId, sessionId) as SessionRow | undefined;
   if (row === undefined) return undefined;
-  return toSessionSummary(row, sessionTags(db, projectId, [sessionId]).get(sessionId) ?? []);
+  return toSessionSummary(
+    row,
+    sessionTags(db, projectId, [sessionId]).get(sessionId) ?? [],
+    sessionTurns(db, projectId, [sessionId]).get(sessionId),
+  );
 }
 
 /** A page of a session's traces, oldest first, with their root span's input and output cut. */
@@ -260,19 +260,47 @@ function sessionTags(
   return bySession;
 }
 
-function toSessionSummary(row: SessionRow, tags: string[]): SessionSummary {
+/**
+ * The turns of each session: read for the sessions of a page only, as each trace's root span
+ * says whether it is one (the list's grouping over every session stays on the trace rows).
+ */
+function sessionTurns(
+  db: DatabaseSync,
+  projectId: string,
+  sessionIds: readonly string[],
+): Map<string, TurnRow> {
+  if (sessionIds.length === 0) return new Map();
+  const rows = db
+    .prepare(
+      `SELECT t.session_id, count(${turnDuration}) AS turn_count,
+         avg(${turnDuration}) AS turn_mean_us, max(${turnDuration}) AS turn_max_us
+       FROM traces t
+       LEFT JOIN spans r ON r.project_id = t.project_id AND r.trace_id = t.trace_id
+         AND r.span_id = t.root_span_id
+       WHERE t.project_id = ? AND t.session_id IN (SELECT value FROM json_each(?))
+       GROUP BY t.session_id`,
+    )
+    .all(projectId, JSON.stringify(sessionIds)) as unknown as TurnRow[];
+  return new Map(rows.map((row) => [row.session_id, row]));
+}
+
+function toSessionSummary(
+  row: SessionRow,
+  tags: string[],
+  turns: TurnRow | undefined,
+): SessionSummary {
   return {
     session_id: row.session_id,
     start_time: microsToIso(row.start_us),
     end_time: microsToIso(row.end_us),
     trace_count: row.trace_count,
-    turn_count: row.turn_count,
+    turn_count: turns?.turn_count ?? 0,
     span_count: row.span_count,
     error_count: row.error_count,
     ...usageAndCost(row),
     latency_ms: {
-      mean: row.turn_mean_us === null ? null : row.turn_mean_us / 1000,
-      max: row.turn_max_us === null ? null : row.turn_max_us / 1000,
+      mean: turns?.turn_mean_us == null ? null : turns.turn_mean_us / 1000,
+      max: turns?.turn_max_us == null ? null : turns.turn_max_us / 1000,
     },
     tags,
   };

@@ -1,7 +1,8 @@
 // The Evaluations pages in chromium against a real service seeded through the API: test runs with
 // pass rate and each scorer's mean; two runs chosen from the list and compared, a regression and
 // an improvement each named in words; a case's trace one click away; a run recorded while the
-// page is open appearing at once; datasets and their cases; and text from a run shown as text.
+// page is open appearing at once, and one under way showing its progress; datasets and their
+// cases; and text from a run shown as text.
 
 import { describe, expect, it } from "vitest";
 import { startTestServer } from "../server/helpers.js";
@@ -125,7 +126,7 @@ describe("the Evaluations pages", () => {
     });
   });
 
-  it("shows a run recorded while the page is open, and its text as text", async (context) => {
+  it("shows a run recorded while the page is open, its text as text, and a run's progress", async (context) => {
     await onSignedInPage(context, suite, "/evaluations", async (page) => {
       const runs = page.getByRole("table", { name: /^Test runs/ });
       await expect.poll(() => runs.getByRole("row").count()).toBeGreaterThanOrEqual(3);
@@ -151,6 +152,38 @@ describe("the Evaluations pages", () => {
       expect(await runs.getByRole("link", { name }).count()).toBe(1);
       expect(await page.locator("main img").count()).toBe(0);
       expect(await page.title()).not.toBe("pwned");
+
+      // A run under way shows its progress as its cases finish, and none once finished.
+      const started = await suite.t.call("POST", "/testing/runs", {
+        name: "in progress",
+        status: "running",
+        total_cases: 2,
+        results: [],
+      });
+      expect(started.status).toBe(201);
+      const { run_id: runId } = (await started.json()) as { run_id: string };
+      const row = runs.getByRole("row").filter({ hasText: "in progress" });
+      await expect.poll(() => row.getByText("Running: 0 of 2 cases").count()).toBe(1);
+      const result = (query: string) => ({
+        query,
+        output: "ok",
+        scores: { correctness: { score: 1, reason: "ok" } },
+        latency_ms: 10,
+      });
+      const add = (offset: number, finished: boolean) =>
+        suite.t.call("POST", `/testing/runs/${runId}/results`, {
+          offset,
+          results: [result(`case ${offset}`)],
+          finished,
+        });
+      expect((await add(0, false)).status).toBe(200);
+      await expect.poll(() => row.getByText("Running: 1 of 2 cases").count()).toBe(1);
+      expect(await page.getByRole("status").innerText()).toBe(
+        "Test run in progress: 1 of 2 cases done.",
+      );
+      expect((await add(1, true)).status).toBe(200);
+      await expect.poll(() => row.getByText(/^Running/).count()).toBe(0);
+      expect(await row.innerText()).toContain("100.0% (2/2)");
     });
   });
 });

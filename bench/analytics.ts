@@ -13,24 +13,16 @@
 // round sends every case once, in a rotating order, so the cases share the machine's state. An
 // endpoint that answers 404 is reported as not there yet; any other failure throws.
 
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openDatabase } from "../src/server/store/database.js";
 import { ProjectStore } from "../src/server/store/projects.js";
 import { SpanStore } from "../src/server/store/span-store.js";
+import { storeAgentRuns } from "./support/agent-runs.js";
+import { cachedStore, schemaVersion } from "./support/cached-store.js";
 import { mib, ms, percentile, ratio, seconds, table, thousands } from "./support/report.js";
 import { startServerProcess } from "./support/server-process.js";
-import { generatorVersion, makeBatches, spansPerTrace } from "./support/spans.js";
+import { generatorVersion, spansPerTrace } from "./support/spans.js";
 
 const goalMs = 150;
 
@@ -55,65 +47,31 @@ interface StoreMeta {
   readonly buildSeconds: number;
 }
 
-function schemaVersion(): number {
-  const db = openDatabase(":memory:");
-  try {
-    return (db.prepare("PRAGMA user_version").get() as { user_version: number }).user_version;
-  } finally {
-    db.close();
-  }
-}
-
 function day(msSinceEpoch: number): string {
   return new Date(msSinceEpoch).toISOString().slice(0, 10);
-}
-
-function readMeta(dir: string): StoreMeta | undefined {
-  try {
-    return JSON.parse(readFileSync(join(dir, "meta.json"), "utf8")) as StoreMeta;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Builds the store into `dir`: a project with `apiKey`, and every trace through SpanStore. */
 function buildStore(dir: string, version: number): StoreMeta {
   const started = process.hrtime.bigint();
-  mkdirSync(dir, { recursive: true });
   const db = openDatabase(join(dir, "cairn.db"));
   const endMs = Date.now();
   const fromMs = Date.parse(`${day(endMs)}T00:00:00Z`) - (days - 1) * dayMs;
   try {
     const { project } = new ProjectStore(db).createProject("default", apiKey);
     writeFileSync(join(dir, "api-key"), `${apiKey}\n`, { mode: 0o600 });
-    const store = new SpanStore(db);
-    // Traces evenly spread (with jitter from the generator's delays) from the period's first day
-    // to a minute before the build, ingested in time order as a live service receives them.
-    const stepMs = (endMs - 60_000 - fromMs) / traces;
-    const tracesPerChunk = 1_000;
-    for (let first = 0; first < traces; first += tracesPerChunk) {
-      const batches = makeBatches({
-        salt: 0xa11a,
-        firstIndex: first,
-        traces: Math.min(tracesPerChunk, traces - first),
-        batchSpans: buildBatchSpans,
-        startMs: (index) => fromMs + index * stepMs,
-        seed: first + 1,
-      });
-      for (const batch of batches) {
-        const result = store.ingest(project.id, batch);
-        if (result.accepted !== batch.spans.length) {
-          throw new Error(
-            `bench: the build stored ${result.accepted} of ${batch.spans.length} spans`,
-          );
-        }
-      }
-    }
+    storeAgentRuns(new SpanStore(db), project.id, {
+      salt: 0xa11a,
+      runs: traces,
+      fromMs,
+      endMs,
+      batchSpans: buildBatchSpans,
+    });
     db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   } finally {
     db.close();
   }
-  const meta: StoreMeta = {
+  return {
     schemaVersion: version,
     generatorVersion,
     apiKey,
@@ -124,48 +82,17 @@ function buildStore(dir: string, version: number): StoreMeta {
     builtAt: new Date(endMs).toISOString(),
     buildSeconds: seconds(started),
   };
-  writeFileSync(join(dir, "meta.json"), `${JSON.stringify(meta, null, 2)}\n`);
-  return meta;
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** The cached store of the current schema, built first if needed; stale versions are removed. */
-function cachedStore(): { dir: string; meta: StoreMeta; builtNow: boolean } {
+function analyticsStore() {
   const version = schemaVersion();
-  const root = join(tmpdir(), "cairn-bench-analytics");
-  const name = `analytics-1m-schema${version}-gen${generatorVersion}`;
-  const dir = join(root, name);
-  mkdirSync(root, { recursive: true });
-  // Other versions, and builds left half-done by a run that was killed.
-  for (const entry of readdirSync(root)) {
-    const builder = /\.building-(\d+)$/.exec(entry)?.[1];
-    if (entry === name || (builder !== undefined && isRunning(Number(builder)))) continue;
-    rmSync(join(root, entry), { recursive: true, force: true });
-  }
-  const existing = readMeta(dir);
-  if (existing !== undefined && !process.env.BENCH_REBUILD) {
-    return { dir, meta: existing, builtNow: false };
-  }
-  rmSync(dir, { recursive: true, force: true });
-  console.log(
-    `analytics: building a store of ${thousands(traces * spansPerTrace)} spans in ${dir} (once; later runs reuse it)…`,
-  );
-  const building = `${dir}.building-${process.pid}`;
-  try {
-    const meta = buildStore(building, version);
-    renameSync(building, dir);
-    return { dir, meta, builtNow: true };
-  } finally {
-    rmSync(building, { recursive: true, force: true });
-  }
+  return cachedStore({
+    root: "cairn-bench-analytics",
+    name: `analytics-1m-schema${version}-gen${generatorVersion}`,
+    announce: `analytics: building a store of ${thousands(traces * spansPerTrace)} spans`,
+    build: (dir) => buildStore(dir, version),
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -238,7 +165,7 @@ function cases(meta: StoreMeta): Case[] {
 
 export async function runAnalyticsBench(): Promise<void> {
   const started = process.hrtime.bigint();
-  const store = cachedStore();
+  const store = analyticsStore();
   const { meta } = store;
   const dbBytes = statSync(join(store.dir, "cairn.db")).size;
   const server = await startServerProcess({ dataDir: store.dir, apiKey: meta.apiKey });

@@ -1,0 +1,37 @@
+// A large store's bulk: agent runs of 10 spans (./spans.ts) written through SpanStore.ingest in
+// transactions of `batchSpans` spans (the service's own ingest path without HTTP), spread evenly
+// (with the generator's jitter) from `fromMs` to a minute before `endMs` and stored in time
+// order, as a live service receives them. Used by the analytics and dashboard benches.
+
+import type { ExportBatch } from "../../src/core/wire/index.js";
+import type { SpanStore } from "../../src/server/store/span-store.js";
+import { makeBatches } from "./spans.js";
+
+/** Stores a batch, or throws when the store took less than all of it. */
+export function storeBatch(store: SpanStore, projectId: string, batch: ExportBatch): void {
+  const result = store.ingest(projectId, batch);
+  if (result.accepted !== batch.spans.length) {
+    throw new Error(`bench: the build stored ${result.accepted} of ${batch.spans.length} spans`);
+  }
+}
+
+export function storeAgentRuns(
+  store: SpanStore,
+  projectId: string,
+  options: { salt: number; runs: number; fromMs: number; endMs: number; batchSpans: number },
+): void {
+  const { salt, runs, fromMs, endMs, batchSpans } = options;
+  const stepMs = (endMs - 60_000 - fromMs) / runs;
+  const runsPerChunk = 1_000;
+  for (let first = 0; first < runs; first += runsPerChunk) {
+    const batches = makeBatches({
+      salt,
+      firstIndex: first,
+      traces: Math.min(runsPerChunk, runs - first),
+      batchSpans,
+      startMs: (index) => fromMs + index * stepMs,
+      seed: first + 1,
+    });
+    for (const batch of batches) storeBatch(store, projectId, batch);
+  }
+}

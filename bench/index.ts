@@ -4,6 +4,7 @@
 // only when they cannot measure.
 
 import { runAnalyticsBench } from "./analytics.js";
+import { runDashboardBench } from "./dashboard.js";
 import { runEgressBench } from "./egress.js";
 import { runIngestBench } from "./ingest.js";
 import { runOtlpBench } from "./otlp.js";
@@ -21,6 +22,7 @@ const benchmarks: Readonly<Record<string, () => Promise<void>>> = {
   sandbox: runSandboxBench,
   egress: runEgressBench,
   react: runReactBench,
+  dashboard: runDashboardBench,
 };
 
 const requested = process.argv.slice(2);

@@ -8,6 +8,7 @@ interface Options {
   readonly dataDir: string;
   readonly apiKey: string;
   readonly sandboxes?: ServerOptions["sandboxes"];
+  readonly dashboard?: ServerOptions["dashboard"];
 }
 
 if (process.send === undefined) {
@@ -23,6 +24,7 @@ const server = await createServer({
   // The benchmarks measure the service, not the per-key limiter (default 200 requests/s).
   rateLimit: { requestsPerSecond: 1_000_000, burst: 1_000_000 },
   ...(options.sandboxes === undefined ? {} : { sandboxes: options.sandboxes }),
+  ...(options.dashboard === undefined ? {} : { dashboard: options.dashboard }),
 });
 process.on("message", (message) => {
   if (message === "cpu") {

@@ -24,6 +24,8 @@ export async function startServerProcess(options: {
   apiKey: string;
   /** createServer({ sandboxes }) options, for the sandbox bench. */
   sandboxes?: Record<string, unknown>;
+  /** createServer({ dashboard }): the dashboard bench serves its own build. */
+  dashboard?: { directory: string };
 }): Promise<ServerProcess> {
   // `npm run bench` runs under tsx, whose loader is in execArgv; outside tsx, add it.
   const execArgv = process.execArgv.some((arg) => arg.includes("tsx"))

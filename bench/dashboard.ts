@@ -20,7 +20,7 @@
 // bench/support/dashboard-store.ts. A page that is not built yet is reported as such.
 
 import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { kB } from "../scripts/kit-bundle.js";
@@ -285,6 +285,7 @@ function apiRow(label: string, figure: ApiFigure, health: ApiFigure): Row {
 
 export async function runDashboardBench(): Promise<void> {
   const started = process.hrtime.bigint();
+  const loadStart = loadavg()[0] ?? Number.NaN;
   const workDir = await mkdtemp(join(tmpdir(), "cairn-bench-dashboard-"));
   const servers: ServerProcess[] = [];
   let browser: Browser | undefined;
@@ -371,6 +372,7 @@ export async function runDashboardBench(): Promise<void> {
         "",
         `largest contentful paint on the store: ${bigTimed.at(-1)?.lcpElement ?? "?"}; on the empty store: ${emptyTimed.at(-1)?.lcpElement ?? "?"}`,
         ...(errors.length === 0 ? [] : [`page errors: ${errors.join("; ")}`]),
+        `load average (1 min) ${loadStart.toFixed(1)} at the start, ${loadavg()[0]?.toFixed(1)} at the end, on ${availableParallelism()} cores`,
         `took ${seconds(started).toFixed(1)} s (building the dashboard ${buildSeconds.toFixed(1)} s, measuring ${measureSeconds.toFixed(1)} s${store.builtNow ? `, building the store ${meta.buildSeconds.toFixed(1)} s` : ""})`,
       ].join("\n"),
     );

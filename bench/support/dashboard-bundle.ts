@@ -83,6 +83,24 @@ async function sizes(outDir: string, manifest: Manifest, keys: readonly string[]
   );
 }
 
+/**
+ * Throws unless index.html loads exactly `files` as JS (its module script and modulepreloads):
+ * what the manifest says the entry imports is what a browser fetches before any page.
+ */
+async function checkAgainstPage(outDir: string, files: readonly string[]): Promise<void> {
+  const html = await readFile(join(outDir, "index.html"), "utf8");
+  const loaded = [
+    ...html.matchAll(/<script[^>]*\ssrc="\/ui\/([^"]+\.js)"/g),
+    ...html.matchAll(/<link[^>]*rel="modulepreload"[^>]*href="\/ui\/([^"]+\.js)"/g),
+  ].map((match) => match[1] as string);
+  const sorted = (list: readonly string[]) => [...list].sort().join(", ");
+  if (sorted(loaded) !== sorted(files)) {
+    throw new Error(
+      `bench: index.html loads ${sorted(loaded)}, the manifest's entry and its imports are ${sorted(files)}`,
+    );
+  }
+}
+
 /** Builds the dashboard into `outDir` (production, minified, as `npm run build` makes it). */
 export async function buildDashboardBundle(outDir: string): Promise<DashboardBundle> {
   const config = dashboardConfig as InlineConfig;
@@ -103,6 +121,10 @@ export async function buildDashboardBundle(outDir: string): Promise<DashboardBun
   const entry = Object.keys(manifest).find((key) => manifest[key]?.isEntry === true);
   if (entry === undefined) throw new Error("bench: the dashboard's manifest has no entry");
   const initialKeys = staticClosure(manifest, entry, new Set());
+  await checkAgainstPage(
+    outDir,
+    initialKeys.map((key) => (manifest[key] as { file: string }).file),
+  );
   const pages = new Map<string, readonly ChunkSize[]>();
   for (const key of manifest[entry]?.dynamicImports ?? []) {
     const page = /pages\/([^/]+)\/index\.tsx$/.exec(key)?.[1];

@@ -8,7 +8,7 @@
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
 import { type Chromium, needChromium } from "../helpers/browser.js";
-import { startTestServer, type TestServer } from "../server/helpers.js";
+import { resource, span, startTestServer, type TestServer } from "../server/helpers.js";
 import {
   expectNoAxeViolations,
   launchForDashboard,
@@ -21,6 +21,7 @@ const suite = {
   chromium: { reason: "not launched" } as Chromium,
   t: undefined as TestServer | undefined,
   empty: undefined as TestServer | undefined,
+  recent: undefined as TestServer | undefined,
   seeded: undefined as SeededDays | undefined,
 };
 
@@ -28,6 +29,7 @@ beforeAll(async () => {
   suite.chromium = await launchForDashboard();
   suite.t = await startTestServer();
   suite.empty = await startTestServer();
+  suite.recent = await startTestServer();
   suite.seeded = await seedDays(suite.t);
 }, 120_000);
 
@@ -35,6 +37,7 @@ afterAll(async () => {
   await suite.chromium.browser?.close();
   await suite.t?.stop();
   await suite.empty?.stop();
+  await suite.recent?.stop();
 });
 
 /**
@@ -246,6 +249,49 @@ describe("the Analytics page", () => {
       await page.setViewportSize({ width: 760, height: 900 });
       await expect.poll(canvasWidth).toBeLessThan(wide);
       await page.getByRole("combobox", { name: "Theme" }).selectOption("system");
+    });
+  });
+
+  it("shows the last 24 hours by hour, and a trace sent while it is open", async (context) => {
+    const t = suite.recent as TestServer;
+    const hourMs = 3_600_000;
+    const llmCall = (traceNumber: number, startMs: number) =>
+      span({
+        trace_id: `tr_${traceNumber.toString(16).padStart(32, "0")}`,
+        kind: "llm",
+        model: "gpt-4o",
+        start_time: new Date(startMs).toISOString(),
+        end_time: new Date(startMs + 120).toISOString(),
+        duration_ms: 120,
+        usage: { prompt_tokens: 30, completion_tokens: 12, total_tokens: 42 },
+        cost_usd: 0.0004,
+      });
+    // Two hours ago, and thirty: only the first is in the last 24 hours.
+    const now = Date.now();
+    const sent = await t.call("POST", "/traces", {
+      resource,
+      spans: [llmCall(1, now - 2 * hourMs), llmCall(2, now - 30 * hourMs)],
+    });
+    expect(sent.status).toBe(200);
+    await onPage(context, t, "/analytics?period=24h&tables=errors", async (page) => {
+      const table = page
+        .getByRole("region", { name: "Errors table" })
+        .getByRole("table", { name: "Errors per hour (UTC)" });
+      await table.waitFor();
+      expect(await figure(page, "Traces")).toBe("1");
+      expect(await figure(page, "Tokens")).toBe("42");
+      // A row per hour, the current one last.
+      expect(await table.getByRole("row").count()).toBe(25);
+      await page.getByRole("slider", { name: /^Cost by hour/ }).waitFor();
+
+      const later = await t.call("POST", "/traces", {
+        resource,
+        spans: [llmCall(3, Date.now() - 1000)],
+      });
+      expect(later.status).toBe(200);
+      await expect.poll(() => figure(page, "Traces"), { timeout: 15_000 }).toBe("2");
+      await expectNoAxeViolations(page, "the analytics page, last 24 hours");
+      await saveScreenshot(page, "analytics-24h");
     });
   });
 

@@ -101,8 +101,8 @@ export interface TraceLoad {
   readonly rowsAt: number | undefined;
   /** When ArrowDown, pressed as soon as there were rows, had moved the selection. */
   readonly interactiveAt: number | undefined;
-  /** From that keydown to the selection moved. */
-  readonly keyToMove: number | undefined;
+  /** When that key was pressed (the driver's round trips after the rows came). */
+  readonly pressedAt: number | undefined;
   /** Tree rows in the DOM (a virtualized tree renders what is shown). */
   readonly rows: number;
   /** CDP's JSHeapUsedSize after a garbage collection. */
@@ -126,7 +126,7 @@ export function loadTracePage(site: Site, traceId: string): Promise<TraceLoad> {
     return {
       rowsAt,
       interactiveAt: moved?.movedAt,
-      keyToMove: moved?.afterKey,
+      pressedAt: moved?.pressedAt,
       rows,
       heapBytes: metrics.find((metric) => metric.name === "JSHeapUsedSize")?.value ?? Number.NaN,
     };

@@ -114,15 +114,16 @@ export function countOf(page: Page, selector: string): Promise<number> {
 /**
  * Focuses the first of `rows` (the composite widget's own tab stop when it has one: a row with
  * tabindex 0, else the container of an aria-activedescendant widget), presses `key`, and answers
- * when the selection moved (ms since navigation) and how long after the keydown; undefined when
- * it did not move within `timeoutMs`.
+ * when the key was pressed (its keydown's timeStamp: when the browser took the input, before the
+ * page handled it) and when the selection moved, ms since navigation; undefined when it did not
+ * move within `timeoutMs`.
  */
 export async function keyMovesSelection(
   page: Page,
   rows: string,
   key: string,
   timeoutMs: number,
-): Promise<{ movedAt: number; afterKey: number } | undefined> {
+): Promise<{ pressedAt: number; movedAt: number } | undefined> {
   const focused = await page.evaluate(
     ({ css, timeout }) => {
       const rowList = [...document.querySelectorAll<HTMLElement>(css)];
@@ -138,8 +139,10 @@ export async function keyMovesSelection(
       // What "the selection" is, whichever way the widget shows it.
       const state = () => {
         const active = document.activeElement;
-        const selected = document.querySelector(
-          `${css}[aria-selected=true], ${css}[aria-current]:not([aria-current=false])`,
+        const selected = [...document.querySelectorAll(css)].find(
+          (row) =>
+            row.getAttribute("aria-selected") === "true" ||
+            (row.hasAttribute("aria-current") && row.getAttribute("aria-current") !== "false"),
         );
         return [
           active?.id || active?.textContent?.slice(0, 60),
@@ -180,5 +183,5 @@ export async function keyMovesSelection(
   const movedAt = await page.evaluate(() => window.__cairnBench.moved as Promise<number>);
   if (movedAt < 0) return undefined;
   const keyDown = await page.evaluate(() => window.__cairnBench.keyDown ?? Number.NaN);
-  return { movedAt, afterKey: movedAt - keyDown };
+  return { pressedAt: keyDown, movedAt };
 }

@@ -28,6 +28,7 @@ import { urlSigningKey } from "./sandboxes/url-signing.js";
 import { DataDirectoryLock } from "./store/data-directory-lock.js";
 import { openDatabase } from "./store/database.js";
 import { ProjectStore } from "./store/projects.js";
+import { SearchIndexer } from "./store/search-indexer.js";
 import { finishInterruptedRotation, SecretVault } from "./store/secret-vault.js";
 import { SpanStore } from "./store/span-store.js";
 import { getTraceSummary } from "./store/trace-list.js";
@@ -194,9 +195,16 @@ async function startParts(
   const lock = new WriteLock();
   // Whichever thread stores spans, the traces they changed reach the projects' live events.
   const events = new ProjectEvents((projectId, hex) => getTraceSummary(db, projectId, hex));
-  const tracesStored = (projectId: string, hexes: readonly string[]) =>
+  // Spans are added to the search index after they are stored, off the ingest path.
+  const searchIndexer = new SearchIndexer((limit) => spans.indexForSearch(limit));
+  const tracesStored = (projectId: string, hexes: readonly string[]) => {
     events.tracesStored(projectId, hexes);
+    searchIndexer.stored();
+  };
   const spans = new SpanStore(db, lock, tracesStored);
+  // First what an earlier run left (or a store from before the index).
+  searchIndexer.stored();
+  opened.push(() => searchIndexer.close());
   const ingester: BatchIngester =
     workers > 0
       ? new WorkerIngester(dbPath, lock, workers, inProcessIngester(spans), tracesStored)
@@ -276,6 +284,7 @@ async function startParts(
       if (closeOptions.force === true) server.closeAllConnections();
       closed ??= new Promise<void>((resolveClose) => {
         closing = true;
+        searchIndexer.close();
         // Event streams never finish by themselves: they are cut off, and their clients resume.
         events.close();
         // Exec sockets are not requests: they end now, and every sandbox with them.

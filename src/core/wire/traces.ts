@@ -31,6 +31,14 @@ export const traceSummarySchema = z.object({
   cost_usd: z.number(),
   session_id: z.string().nullable(),
   version: z.string().nullable(),
+  tags: z
+    .array(z.string())
+    .optional()
+    .describe("every tag of any of its spans, sorted (absent from older services)"),
+  models: z
+    .array(z.string())
+    .optional()
+    .describe("every model of any of its spans, sorted (absent from older services)"),
 });
 
 /** `GET /analytics/traces`: a page of traces. */

@@ -7,7 +7,8 @@ import { ApiError } from "../http/api-error.js";
 import type { AuthVariables } from "../http/auth.js";
 import type { ScoreStore } from "../store/scores.js";
 import type { SpanStore } from "../store/span-store.js";
-import { getTraceSummary, listTraces, type TraceCursor, traceTags } from "../store/trace-list.js";
+import { getTraceSummary, listTraces, type TraceCursor } from "../store/trace-list.js";
+import { maxSearchChars } from "../store/trace-search.js";
 import {
   decodeCursor,
   encodeCursor,
@@ -28,6 +29,14 @@ export const listQuerySchema = z.strictObject({
   model: z.string().min(1).optional(),
   name: z.string().min(1).optional(),
   service: serviceSchema.optional(),
+  q: z
+    .string()
+    .min(1, "must not be empty")
+    .max(maxSearchChars, `must be at most ${maxSearchChars} characters`)
+    .optional()
+    .describe(
+      'free text: traces that hold every word in their spans\' names, inputs, outputs or status messages (each word in any span; a word of three or more characters also finds the words it begins: refund finds refunds; "a quoted phrase" is matched as a phrase; case and accents are ignored; of JSON, the values are searched, not the keys; the first 65,536 characters of each; the first 16 words). Punctuation is never query syntax, and text without a letter or digit matches nothing',
+    ),
   sort: z.enum(["time", "latency", "cost"]).default("time"),
   order: z.enum(["asc", "desc"]).default("desc"),
   limit: z.coerce.number().int().min(1).max(200).default(50),
@@ -44,6 +53,9 @@ export const traceQuerySchema = z.strictObject({
 });
 
 const spanIdPattern = /^[0-9a-f]{16}$/;
+
+/** The most spans a search indexes before it runs (about 10 µs each). */
+const searchCatchUpSpans = 20_000;
 
 const cursorSchema: z.ZodType<TraceCursor> = z.strictObject({
   value: z.number(),
@@ -63,6 +75,9 @@ export function traceRoutes(db: DatabaseSync, spans: SpanStore, scores: ScoreSto
       const period = resolvePeriod(query);
       const cursor =
         query.cursor === undefined ? undefined : decodeCursor(query.cursor, cursorSchema);
+      // Spans are indexed a moment after they are stored: a search first indexes what is left,
+      // so it finds what was just sent (a burst beyond this is found once indexed).
+      if (query.q !== undefined) spans.indexForSearch(searchCatchUpSpans);
       const page = listTraces(db, c.get("project").id, {
         fromUs: period.fromUs,
         toUs: period.toUs,
@@ -74,6 +89,7 @@ export function traceRoutes(db: DatabaseSync, spans: SpanStore, scores: ScoreSto
         model: query.model,
         name: query.name,
         service: query.service,
+        search: query.q,
         sort: query.sort,
         order: query.order,
         limit: query.limit,
@@ -98,7 +114,6 @@ export function traceRoutes(db: DatabaseSync, spans: SpanStore, scores: ScoreSto
           : spans.traceSpansWithoutPayloads(projectId, hex);
       return c.json({
         ...summary,
-        tags: traceTags(db, projectId, hex),
         payloads: payloads === "true",
         spans: toTree(flat),
         scores: scores.forTrace(projectId, hex),

@@ -328,6 +328,40 @@ const steps: readonly string[] = [
   ALTER TABLE test_runs ADD COLUMN status TEXT NOT NULL DEFAULT 'finished';
   ALTER TABLE test_runs ADD COLUMN total_cases INTEGER;
   `,
+  // 12: for the dashboard's trace list. The tags and models of a page of traces, read by trace
+  // (the tables' keys begin with the tag or model). Free-text search (GET /analytics/traces?q=):
+  // an FTS5 index of each span's name and the text of its input, output and status message (the
+  // string and number values of JSON, not its keys; the first 65,536 characters of each). Spans
+  // are indexed after they are stored, in rowid order, up to span_search_progress.indexed_to
+  // (span-search-index.ts), so ingest does not wait for it and spans stored before this step
+  // are indexed the same way. Contentless: the index keeps no second copy of the text;
+  // span_search_docs names each document's project and trace, under an INTEGER PRIMARY KEY so
+  // that VACUUM keeps the ids the index refers to.
+  `
+  CREATE INDEX trace_tags_by_trace ON trace_tags (project_id, trace_id);
+  CREATE INDEX trace_models_by_trace ON trace_models (project_id, trace_id);
+
+  CREATE TABLE span_search_docs (
+    id INTEGER PRIMARY KEY,
+    project_id TEXT NOT NULL,
+    trace_id TEXT NOT NULL
+  ) STRICT;
+  CREATE VIRTUAL TABLE span_search USING fts5(
+    name, body, content = '', columnsize = 0, tokenize = 'unicode61 remove_diacritics 2'
+  );
+  CREATE TABLE span_search_progress (indexed_to INTEGER NOT NULL) STRICT;
+  INSERT INTO span_search_progress (indexed_to) VALUES (0);
+
+  -- What is indexed of a span.
+  CREATE VIEW span_search_text AS SELECT rowid AS span_rowid, project_id, trace_id, name,
+    coalesce(substr(coalesce(CASE WHEN json_valid(input) THEN (SELECT group_concat(value, ' ')
+      FROM json_tree(input) WHERE type IN ('text', 'integer', 'real')) END, input), 1, 65536), '')
+    || ' ' ||
+    coalesce(substr(coalesce(CASE WHEN json_valid(output) THEN (SELECT group_concat(value, ' ')
+      FROM json_tree(output) WHERE type IN ('text', 'integer', 'real')) END, output), 1, 65536), '')
+    || ' ' || coalesce(substr(status_message, 1, 65536), '') AS body
+  FROM spans;
+  `,
 ];
 
 /**

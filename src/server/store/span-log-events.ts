@@ -2,6 +2,7 @@ import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { ExportedSpanEvent } from "../../core/wire/index.js";
 import type { SpanLogEvents } from "../ingest/otlp/logs/log-record.js";
 import { mergeLogEvents } from "../ingest/otlp/logs/merge-log-events.js";
+import { SpanSearchIndex } from "./span-search-index.js";
 
 /** How long a log event waits for its span before it is dropped. */
 export const pendingLogEventMaxAgeMs = 60 * 60 * 1000;
@@ -24,13 +25,17 @@ export class LogEventJoin {
   private readonly pruneOld: StatementSync;
   private readonly pruneOverflow: StatementSync;
 
+  /** Indexes a span again when its events fill its input or output. */
+  private readonly search: SpanSearchIndex;
+
   /** @param maxPending the most events kept waiting; a test lowers it. */
   constructor(
     db: DatabaseSync,
     private readonly maxPending = maxPendingLogEvents,
   ) {
+    this.search = new SpanSearchIndex(db);
     const span = "project_id = ? AND trace_id = ? AND span_id = ?";
-    this.selectSpan = db.prepare(`SELECT events, input, output FROM spans WHERE ${span}`);
+    this.selectSpan = db.prepare(`SELECT rowid, events, input, output FROM spans WHERE ${span}`);
     this.updateSpan = db.prepare(
       `UPDATE spans SET events = ?, input = ?, output = ? WHERE ${span}`,
     );
@@ -87,7 +92,7 @@ export class LogEventJoin {
     events: readonly ExportedSpanEvent[],
   ): boolean {
     const row = this.selectSpan.get(projectId, traceId, spanId) as
-      | { events: string; input: string | null; output: string | null }
+      | { rowid: number; events: string; input: string | null; output: string | null }
       | undefined;
     if (row === undefined) return false;
     const stored = JSON.parse(row.events) as ExportedSpanEvent[];
@@ -101,6 +106,9 @@ export class LogEventJoin {
         traceId,
         spanId,
       );
+      if (merged.input !== row.input || merged.output !== row.output) {
+        this.search.spanChanged(row.rowid);
+      }
     }
     return true;
   }

@@ -11,6 +11,7 @@ import {
   withoutLargeValues,
 } from "./span-payloads.js";
 import { isoToMicros, rowToSpan, type SpanRow, type StoredSpan } from "./span-rows.js";
+import { SpanSearchIndex } from "./span-search-index.js";
 import { WriteLock } from "./write-lock.js";
 
 export interface IngestResult {
@@ -104,6 +105,7 @@ export class SpanStore {
   private readonly selectTraceSpansWithoutPayloads: StatementSync;
   private readonly selectSpan: StatementSync;
   private readonly logEvents: LogEventJoin;
+  private readonly search: SpanSearchIndex;
 
   /**
    * @param writeLock shared by every thread that writes spans to the same file (the ingest
@@ -155,6 +157,7 @@ export class SpanStore {
     this.selectSpan = db.prepare(
       "SELECT * FROM spans WHERE project_id = ? AND trace_id = ? AND span_id = ?",
     );
+    this.search = new SpanSearchIndex(db);
     this.logEvents = new LogEventJoin(db);
   }
 
@@ -209,6 +212,14 @@ export class SpanStore {
     return this.writeLock.run(() =>
       transaction(this.db, () => this.logEvents.attach(projectId, spans, nowMs)),
     );
+  }
+
+  /**
+   * Adds up to `limit` stored spans to the search index, oldest first, in one transaction.
+   * Returns how many; fewer than `limit` when none are left.
+   */
+  indexForSearch(limit: number): number {
+    return this.writeLock.run(() => transaction(this.db, () => this.search.indexPending(limit)));
   }
 
   /** The spans of a trace, oldest first; empty when the project has no such trace. */

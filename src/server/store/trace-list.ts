@@ -1,5 +1,6 @@
 import type { DatabaseSync } from "node:sqlite";
 import { microsToIso } from "./span-rows.js";
+import { matchingTracesSql, searchTerms } from "./trace-search.js";
 
 export type TraceSort = "time" | "latency" | "cost";
 
@@ -17,6 +18,8 @@ export interface TraceFilters {
   readonly name?: string | undefined;
   /** Traces with at least one span from this service (`service.name`). */
   readonly service?: string | undefined;
+  /** Text that a span's name, input, output or status message holds (trace-search.ts). */
+  readonly search?: string | undefined;
   readonly sort: TraceSort;
   readonly order: "asc" | "desc";
   readonly limit: number;
@@ -44,6 +47,12 @@ export interface TraceSummary {
   cost_usd: number;
   session_id: string | null;
   version: string | null;
+}
+
+/** A trace as the list (and the live events) give it: the summary, its tags and models. */
+export interface TraceListRow extends TraceSummary {
+  tags: string[];
+  models: string[];
 }
 
 /** A row of the traces table, with the value it is sorted by. */
@@ -76,7 +85,7 @@ export function listTraces(
   db: DatabaseSync,
   projectId: string,
   filters: TraceFilters,
-): { traces: TraceSummary[]; next: TraceCursor | null } {
+): { traces: TraceListRow[]; next: TraceCursor | null } {
   const where = ["t.project_id = ?", "t.start_us >= ?", "t.start_us < ?"];
   const values: Array<string | number> = [projectId, filters.fromUs, filters.toUs];
   const equal = (column: string, value: string | undefined) => {
@@ -109,6 +118,17 @@ export function listTraces(
     );
     values.push(filters.service);
   }
+  let from = "traces t";
+  const fromValues: string[] = [];
+  if (filters.search !== undefined) {
+    const terms = searchTerms(filters.search);
+    // Nothing searchable (only punctuation): no span can match.
+    if (terms.length === 0) return { traces: [], next: null };
+    // The matching traces first, each then looked up and filtered: a search that matches few
+    // traces never reads the rest of the period.
+    from = `${matchingTracesSql(terms.length)} m CROSS JOIN traces t ON t.trace_id = m.trace_id`;
+    for (const term of terms) fromValues.push(term, projectId);
+  }
   const sort = sortExpressions[filters.sort];
   const direction = filters.order === "asc" ? "ASC" : "DESC";
   if (filters.cursor !== undefined) {
@@ -119,13 +139,14 @@ export function listTraces(
   const order = `ORDER BY ${sort} ${direction}, t.trace_id ${direction}`;
   const page = `SELECT t.trace_id FROM traces t WHERE ${where.join(" AND ")} ${order} LIMIT ?`;
   // By time the index gives rows in order. By latency or cost every trace of the period is
-  // sorted: do that on the index (trace ids only), then read just the rows of the page.
-  const sql =
-    filters.sort === "time"
-      ? `SELECT t.*, ${sort} AS sort_value FROM traces t WHERE ${where.join(" AND ")} ${order} LIMIT ?`
-      : `SELECT t.*, ${sort} AS sort_value FROM traces t
+  // sorted: do that on the index (trace ids only), then read just the rows of the page. A search
+  // sorts the traces it matched.
+  const direct = filters.sort === "time" || filters.search !== undefined;
+  const sql = direct
+    ? `SELECT t.*, ${sort} AS sort_value FROM ${from} WHERE ${where.join(" AND ")} ${order} LIMIT ?`
+    : `SELECT t.*, ${sort} AS sort_value FROM traces t
          WHERE t.project_id = ? AND t.trace_id IN (${page}) ${order}`;
-  const parameters = filters.sort === "time" ? values : [projectId, ...values];
+  const parameters = direct ? [...fromValues, ...values] : [projectId, ...values];
   const rows = db.prepare(sql).all(...parameters, filters.limit + 1) as unknown as TraceRow[];
   const shown = rows.slice(0, filters.limit);
   const last = shown[shown.length - 1];
@@ -133,27 +154,52 @@ export function listTraces(
     rows.length > filters.limit && last !== undefined
       ? { value: last.sort_value, traceId: last.trace_id }
       : null;
-  return { traces: shown.map(toSummary), next };
+  return { traces: withLabels(db, projectId, shown.map(toSummary)), next };
 }
 
-/** The summary of one trace, if the project has it. */
+/** The summary of one trace with its tags and models, if the project has it. */
 export function getTraceSummary(
   db: DatabaseSync,
   projectId: string,
   traceId: string,
-): TraceSummary | undefined {
+): TraceListRow | undefined {
   const row = db
     .prepare("SELECT t.*, 0 AS sort_value FROM traces t WHERE project_id = ? AND trace_id = ?")
     .get(projectId, traceId) as TraceRow | undefined;
-  return row === undefined ? undefined : toSummary(row);
+  return row === undefined ? undefined : withLabels(db, projectId, [toSummary(row)])[0];
 }
 
-/** The tags of a trace (every tag of any of its spans). */
-export function traceTags(db: DatabaseSync, projectId: string, traceId: string): string[] {
-  const rows = db
-    .prepare("SELECT tag FROM trace_tags WHERE project_id = ? AND trace_id = ? ORDER BY tag")
-    .all(projectId, traceId) as Array<{ tag: string }>;
-  return rows.map((row) => row.tag);
+/**
+ * The summaries with the tags and models of each (every tag, every model of any of its spans,
+ * sorted): two statements for a page, on the by-trace indexes of schema step 12.
+ */
+function withLabels(
+  db: DatabaseSync,
+  projectId: string,
+  summaries: readonly TraceSummary[],
+): TraceListRow[] {
+  const rows = summaries.map((summary) => ({
+    ...summary,
+    tags: [] as string[],
+    models: [] as string[],
+  }));
+  if (rows.length === 0) return rows;
+  const byHex = new Map(rows.map((row) => [row.trace_id.slice(3), row]));
+  const ids = JSON.stringify([...byHex.keys()]);
+  for (const [table, column, key] of [
+    ["trace_tags", "tag", "tags"],
+    ["trace_models", "model", "models"],
+  ] as const) {
+    const labels = db
+      .prepare(
+        `SELECT trace_id, ${column} AS label FROM ${table}
+         WHERE project_id = ? AND trace_id IN (SELECT value FROM json_each(?))
+         ORDER BY ${column}`,
+      )
+      .all(projectId, ids) as Array<{ trace_id: string; label: string }>;
+    for (const { trace_id, label } of labels) byHex.get(trace_id)?.[key].push(label);
+  }
+  return rows;
 }
 
 /** A trace row as the API returns it. */

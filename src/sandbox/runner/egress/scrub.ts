@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http";
+import { PatternFinder } from "./pattern-finder.js";
 import type { SandboxEgressPolicy, SandboxSecret } from "./policy.js";
 import { hopByHop } from "./substitute.js";
 
@@ -90,37 +91,64 @@ export function scrubHeaders(
 const empty = Buffer.alloc(0);
 
 /**
- * Replaces every secret form in a body that comes in chunks, also across chunk boundaries: it
- * holds back the last (longest pattern − 1) bytes of what it was given until more comes or the
- * end. A chunk in which no form begins (the common case) goes out as it is, neither copied nor
- * searched twice.
+ * Replaces every secret form in a body that comes in chunks, also across chunk boundaries. A
+ * chunk in which no form occurs (the common case) goes out as it is, neither copied nor cut,
+ * but for its last bytes when they begin a form: those wait for the next chunk or the end. A
+ * chunk with a form in it, or in the seam with what waited, is scrubbed: cut where no form
+ * crosses, the rest held.
  */
 export class Scrubber {
   private held: Buffer = empty;
   private readonly keep: number;
+  private readonly finder: PatternFinder;
 
   constructor(private readonly patterns: readonly ScrubPattern[]) {
-    this.keep = Math.max(0, ...patterns.map((pattern) => pattern.find.length - 1));
+    this.finder = new PatternFinder(patterns.map((pattern) => pattern.find));
+    this.keep = this.finder.longest - 1;
   }
 
-  /** What can go out now, `chunk` taken in: the bytes before it first, in order. */
+  /**
+   * What can go out now, `chunk` taken in: the bytes before it first, in order. What it returns
+   * may be views of `chunk`; it keeps none itself, so `chunk` is the caller's again once those
+   * are written.
+   */
   write(chunk: Buffer): Buffer[] {
-    const keep = this.keep;
-    if (chunk.length > keep) {
-      // A form that begins in the held bytes ends within `seam`; one that begins in the chunk
-      // is found in the chunk. With neither, nothing is replaced: only the chunk's tail waits.
-      const seam = Buffer.concat([this.held, chunk.subarray(0, keep)]);
-      if (!this.patterns.some(({ find }) => seam.includes(find) || chunk.includes(find))) {
-        const out = this.held.length > 0 ? [this.held] : [];
-        out.push(chunk.subarray(0, chunk.length - keep));
-        this.held = chunk.subarray(chunk.length - keep);
-        return out;
+    const { held, finder } = this;
+    if (held.length === 0) {
+      if (!finder.occursIn(chunk)) return this.passAllBut(finder.pendingLength(chunk), chunk, []);
+    } else if (chunk.length > this.keep) {
+      // A form that begins in the held bytes ends within the seam; one that begins in the chunk
+      // is found in the chunk.
+      const seam = Buffer.concat([held, chunk.subarray(0, this.keep)]);
+      if (!finder.occursIn(seam) && !finder.occursIn(chunk)) {
+        return this.passAllBut(finder.pendingLength(chunk), chunk, [held]);
       }
     }
-    const joined = this.held.length === 0 ? chunk : Buffer.concat([this.held, chunk]);
+    return this.scrub(held.length === 0 ? chunk : Buffer.concat([held, chunk]));
+  }
+
+  /** The held rest, scrubbed: the body has ended. */
+  end(): Buffer {
+    const rest = this.held;
+    this.held = empty;
+    return scrubBytes(rest, this.patterns);
+  }
+
+  // `out` and `bytes` but for the last `pending` of them, which are held (a copy).
+  private passAllBut(pending: number, bytes: Buffer, out: Buffer[]): Buffer[] {
+    const cut = bytes.length - pending;
+    if (cut > 0) out.push(pending === 0 ? bytes : bytes.subarray(0, cut));
+    this.held = pending === 0 ? empty : Buffer.from(bytes.subarray(cut));
+    return out;
+  }
+
+  private scrub(joined: Buffer): Buffer[] {
+    if (!this.finder.occursIn(joined)) {
+      return this.passAllBut(this.finder.pendingLength(joined), joined, []);
+    }
     // Whatever a form could still begin in stays held; the rest goes out scrubbed, cut where no
     // form crosses.
-    let cut = Math.max(0, joined.length - keep);
+    let cut = Math.max(0, joined.length - this.keep);
     for (let moved = true; moved && cut > 0; ) {
       moved = false;
       for (const { find } of this.patterns) {
@@ -131,14 +159,7 @@ export class Scrubber {
         }
       }
     }
-    this.held = joined.subarray(cut);
+    this.held = Buffer.from(joined.subarray(cut));
     return cut > 0 ? [scrubBytes(joined.subarray(0, cut), this.patterns)] : [];
-  }
-
-  /** The held rest, scrubbed: the body has ended. */
-  end(): Buffer {
-    const rest = this.held;
-    this.held = empty;
-    return scrubBytes(rest, this.patterns);
   }
 }

@@ -21,9 +21,8 @@ export function sendAnswerBody(
   return new Promise((resolve) => {
     answer.on("data", (chunk: Buffer) => {
       bytesIn += chunk.length;
-      for (const part of scrubber === undefined ? [chunk] : scrubber.write(chunk)) {
-        response.write(part);
-      }
+      const parts = scrubber === undefined ? [chunk] : scrubber.write(chunk);
+      writeParts(response, parts, () => release(chunk));
       if (response.writableLength > buffered) answer.pause();
     });
     // Resumed even when the upstream has sent everything: the end may still wait in its buffer.
@@ -39,4 +38,37 @@ export function sendAnswerBody(
       resolve(bytesIn);
     });
   });
+}
+
+/**
+ * Writes the parts, as one piece of the chunked encoding when there are several, and calls
+ * `written` once the last is written (at once when there is none).
+ */
+function writeParts(response: ServerResponse, parts: readonly Buffer[], written: () => void): void {
+  if (parts.length === 0) {
+    written();
+    return;
+  }
+  if (parts.length > 1) response.cork();
+  for (const [index, part] of parts.entries()) {
+    response.write(part, index === parts.length - 1 ? written : undefined);
+  }
+  if (parts.length > 1) response.uncork();
+}
+
+/**
+ * Frees a piece of an answer's body once it is written, rather than at the next full collection
+ * (see upstream-reads.ts for why that matters). Node's HTTP client gives each piece memory of
+ * its own; only memory that is the piece's alone is freed, and nothing here views it any more:
+ * the scrubber keeps copies, and what it returned has been written.
+ */
+function release(chunk: Buffer): void {
+  const memory = chunk.buffer as ArrayBuffer & { transfer?: (length: number) => ArrayBuffer };
+  if (chunk.byteLength === 0 || chunk.byteOffset !== 0) return;
+  if (chunk.byteLength !== memory.byteLength || memory.transfer === undefined) return;
+  try {
+    memory.transfer(0);
+  } catch {
+    // Memory that cannot be detached is left to the collector, as any other.
+  }
 }

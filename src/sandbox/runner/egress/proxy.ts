@@ -21,6 +21,7 @@ import { allowedBy, isValidHost, normalizeHost } from "./host-pattern.js";
 import type { EgressPolicySource, SandboxEgressPolicy } from "./policy.js";
 import { scrubHeaders, scrubPatterns } from "./scrub.js";
 import { placeholderInUrl, substituteHeaders } from "./substitute.js";
+import { readIntoOneBuffer } from "./upstream-reads.js";
 
 /** One request through a sandbox's proxy, as it is logged (never a secret's value). */
 export interface EgressRecord {
@@ -139,7 +140,9 @@ export class EgressProxy {
 class ProxyHandler {
   // Connections upstream are kept and reused, per sandbox: a second request to a host costs no
   // new handshake. TLS ones per host and vetted address, each verified for its host.
-  private readonly plainAgent = new HttpAgent({ keepAlive: true, maxSockets: 32 });
+  private readonly plainAgent = readIntoOneBuffer(
+    new HttpAgent({ keepAlive: true, maxSockets: 32 }),
+  );
   private readonly tlsAgents = new Map<string, HttpsAgent>();
 
   constructor(private readonly options: EgressProxyOptions) {}
@@ -154,12 +157,14 @@ class ProxyHandler {
     const key = `${host} ${address.address} ${address.port}`;
     let agent = this.tlsAgents.get(key);
     if (agent === undefined) {
-      agent = new HttpsAgent({
-        keepAlive: true,
-        maxSockets: 32,
-        servername: host,
-        ...(this.options.upstreamCa === undefined ? {} : { ca: [...this.options.upstreamCa] }),
-      });
+      agent = readIntoOneBuffer(
+        new HttpsAgent({
+          keepAlive: true,
+          maxSockets: 32,
+          servername: host,
+          ...(this.options.upstreamCa === undefined ? {} : { ca: [...this.options.upstreamCa] }),
+        }),
+      );
       this.tlsAgents.set(key, agent);
     }
     return agent;

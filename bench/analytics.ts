@@ -19,7 +19,7 @@ import { openDatabase } from "../src/server/store/database.js";
 import { ProjectStore } from "../src/server/store/projects.js";
 import { SpanStore } from "../src/server/store/span-store.js";
 import { storeAgentRuns } from "./support/agent-runs.js";
-import { cachedStore, schemaVersion } from "./support/cached-store.js";
+import { cachedStore, currentSchema } from "./support/cached-store.js";
 import { mib, ms, percentile, ratio, seconds, table, thousands } from "./support/report.js";
 import { startServerProcess } from "./support/server-process.js";
 import { generatorVersion, spansPerTrace } from "./support/spans.js";
@@ -86,12 +86,12 @@ function buildStore(dir: string, version: number): StoreMeta {
 
 /** The cached store of the current schema, built first if needed; stale versions are removed. */
 function analyticsStore() {
-  const version = schemaVersion();
+  const schema = currentSchema();
   return cachedStore({
     root: "cairn-bench-analytics",
-    name: `analytics-1m-schema${version}-gen${generatorVersion}`,
+    name: `analytics-1m-schema${schema.key}-gen${generatorVersion}`,
     announce: `analytics: building a store of ${thousands(traces * spansPerTrace)} spans`,
-    build: (dir) => buildStore(dir, version),
+    build: (dir) => buildStore(dir, schema.version),
   });
 }
 

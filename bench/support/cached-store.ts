@@ -1,18 +1,33 @@
 // A benchmark's data folder built once and kept between runs under os.tmpdir(): named by what
-// it holds (the schema version, the generators' versions), so a change to either builds a new
-// one; other versions, and builds a killed run left half-done, are removed. BENCH_REBUILD=1
+// it holds (the schema, the generators' versions), so a change to either builds a new one; other versions, and builds a killed run left half-done, are removed. BENCH_REBUILD=1
 // rebuilds it; delete the folder to reclaim the disk.
 
+import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "../../src/server/store/database.js";
 
-/** The schema version a new database gets (PRAGMA user_version after the migrations). */
-export function schemaVersion(): number {
+/**
+ * The schema a new database gets: its version (PRAGMA user_version after the migrations) and, as
+ * `key`, that version with a digest of every table's, index's and view's SQL, so that a step
+ * changed before its release also names a new store.
+ */
+export function currentSchema(): { version: number; key: string } {
   const db = openDatabase(":memory:");
   try {
-    return (db.prepare("PRAGMA user_version").get() as { user_version: number }).user_version;
+    const { user_version: version } = db.prepare("PRAGMA user_version").get() as {
+      user_version: number;
+    };
+    const sql = db
+      .prepare("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY type, name")
+      .all()
+      .map((row) => row.sql)
+      .join("\n");
+    return {
+      version,
+      key: `${version}-${createHash("sha256").update(sql).digest("hex").slice(0, 8)}`,
+    };
   } finally {
     db.close();
   }

@@ -2,7 +2,7 @@
 // 30 days up to the build, as the analytics bench has them) and three long runs of 100, 10,000
 // and 25,000 spans an hour before the build. Written in this process through SpanStore.ingest
 // (10,000 spans per transaction, the service's own ingest path without HTTP), then cached under
-// os.tmpdir()/cairn-bench-dashboard/ keyed by the schema and generator versions, and rebuilt when
+// os.tmpdir()/cairn-bench-dashboard/ keyed by the schema and generators, and rebuilt when
 // a day old, so that the traces page's default period (the last 30 days) holds all of it.
 
 import { writeFileSync } from "node:fs";
@@ -11,7 +11,7 @@ import { openDatabase } from "../../src/server/store/database.js";
 import { ProjectStore } from "../../src/server/store/projects.js";
 import { SpanStore } from "../../src/server/store/span-store.js";
 import { storeAgentRuns, storeBatch } from "./agent-runs.js";
-import { type CachedStore, cachedStore, schemaVersion } from "./cached-store.js";
+import { type CachedStore, cachedStore, currentSchema } from "./cached-store.js";
 import { largeTraceBatches, largeTraceVersion, makeLargeTrace } from "./large-trace.js";
 import { seconds, thousands } from "./report.js";
 import { generatorVersion, spansPerTrace, traceId } from "./spans.js";
@@ -76,7 +76,7 @@ function buildStore(dir: string): DashboardStoreMeta {
 
 /** The cached store, built first if there is none of these versions or it is a day old. */
 export function dashboardStore(): CachedStore<DashboardStoreMeta> {
-  const schema = schemaVersion();
+  const schema = currentSchema().key;
   return cachedStore({
     root: "cairn-bench-dashboard",
     name: `dashboard-1m-schema${schema}-gen${generatorVersion}-large${largeTraceVersion}`,

@@ -18,7 +18,7 @@ import { join } from "node:path";
 import { openDatabase } from "../src/server/store/database.js";
 import { ProjectStore } from "../src/server/store/projects.js";
 import { SpanStore } from "../src/server/store/span-store.js";
-import { storeAgentRuns } from "./support/agent-runs.js";
+import { indexForSearch, storeAgentRuns } from "./support/agent-runs.js";
 import { cachedStore, currentSchema } from "./support/cached-store.js";
 import { mib, ms, percentile, ratio, seconds, table, thousands } from "./support/report.js";
 import { startServerProcess } from "./support/server-process.js";
@@ -60,13 +60,15 @@ function buildStore(dir: string, version: number): StoreMeta {
   try {
     const { project } = new ProjectStore(db).createProject("default", apiKey);
     writeFileSync(join(dir, "api-key"), `${apiKey}\n`, { mode: 0o600 });
-    storeAgentRuns(new SpanStore(db), project.id, {
+    const store = new SpanStore(db);
+    storeAgentRuns(store, project.id, {
       salt: 0xa11a,
       runs: traces,
       fromMs,
       endMs,
       batchSpans: buildBatchSpans,
     });
+    indexForSearch(store);
     db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   } finally {
     db.close();

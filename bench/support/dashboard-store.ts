@@ -1,16 +1,17 @@
 // The dashboard bench's store: 1,000,000 spans (100,000 agent runs of 10 spans, spread over the
 // 30 days up to the build, as the analytics bench has them) and three long runs of 100, 10,000
 // and 25,000 spans an hour before the build. Written in this process through SpanStore.ingest
-// (10,000 spans per transaction, the service's own ingest path without HTTP), then cached under
-// os.tmpdir()/cairn-bench-dashboard/ keyed by the schema and generators, and rebuilt when
-// a day old, so that the traces page's default period (the last 30 days) holds all of it.
+// (10,000 spans per transaction, the service's own ingest path without HTTP) and added to the
+// search index, then cached under os.tmpdir()/cairn-bench-dashboard/ keyed by the schema and
+// generators, and rebuilt when a day old, so that the traces page's default period (the last 30
+// days) holds all of it.
 
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openDatabase } from "../../src/server/store/database.js";
 import { ProjectStore } from "../../src/server/store/projects.js";
 import { SpanStore } from "../../src/server/store/span-store.js";
-import { storeAgentRuns, storeBatch } from "./agent-runs.js";
+import { indexForSearch, storeAgentRuns, storeBatch } from "./agent-runs.js";
 import { type CachedStore, cachedStore, currentSchema } from "./cached-store.js";
 import { largeTraceBatches, largeTraceVersion, makeLargeTrace } from "./large-trace.js";
 import { seconds, thousands } from "./report.js";
@@ -60,6 +61,7 @@ function buildStore(dir: string): DashboardStoreMeta {
         storeBatch(spans, project.id, batch);
       largeTraces[size] = traceId(largeSalt, index);
     }
+    indexForSearch(spans);
     db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   } finally {
     db.close();

@@ -33,7 +33,7 @@ const withSecret: SandboxEgressPolicy = {
 };
 const patterns = scrubPatterns(withSecret);
 
-/** Bytes 0x00-0xff with every form of the secret here and there, across 64 KiB boundaries too. */
+/** Bytes 0x00-0xff with every form of the secret every 64 KiB or so, two close together. */
 function bodyOf(length: number, seed: number): Buffer {
   const random = seededRandom(seed);
   const next = () => Math.floor(random() * 2 ** 31);

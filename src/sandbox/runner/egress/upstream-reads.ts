@@ -2,20 +2,22 @@ import type { Agent as HttpAgent } from "node:http";
 import type { Agent as HttpsAgent } from "node:https";
 import type { Socket } from "node:net";
 
-// How much one read from an upstream takes at most: what libuv reads at a time anyway.
-const readSize = 64 * 1024;
+// How much one read from an upstream takes at most: four times what Node reads at a time, so
+// that a fast download is parsed, scanned and written a quarter as often (measured: about 15%
+// less of the proxy's CPU per 100 MB). Held while its connection is open, idle ones included.
+const readSize = 256 * 1024;
 
 /**
  * Makes the agent's connections read into one buffer each, reused for every read (the `onread`
- * option of `net.connect` and `tls.connect`), rather than into a new 64 KiB buffer per read.
+ * option of `net.connect` and `tls.connect`), rather than into a new buffer per read.
  * The HTTP client still parses every byte: it is handed each read as a 'data' event, and it
  * copies what it keeps (every piece of a body is a copy), so the buffer is free again once a
  * read has been parsed.
  *
  * Why: V8 counts memory outside its heap towards the heap's limit, and when the heap itself
  * hardly grows, as while a download streams through, only a full collection of the whole heap
- * gives that memory back. Two such buffers per 64 KiB read (the read, and the body's copy,
- * which answer-body.ts frees once it is written) made a full collection every 20 to 30 MB.
+ * gives that memory back. Two such buffers per read (the read, and the body's copy, which
+ * answer-body.ts frees once it is written) made a full collection every 20 to 30 MB.
  */
 export function readIntoOneBuffer<Agent extends HttpAgent | HttpsAgent>(agent: Agent): Agent {
   const create = agent.createConnection.bind(agent) as (

@@ -26,6 +26,7 @@ export class SpanSearchIndex {
   private readonly insertDoc: StatementSync;
   private readonly insertText: StatementSync;
   private readonly updateProgress: StatementSync;
+  private readonly selectAnyPending: StatementSync;
 
   constructor(db: DatabaseSync) {
     this.selectProgress = db.prepare("SELECT indexed_to FROM span_search_progress");
@@ -38,6 +39,14 @@ export class SpanSearchIndex {
     );
     this.insertText = db.prepare("INSERT INTO span_search (rowid, name, body) VALUES (?, ?, ?)");
     this.updateProgress = db.prepare("UPDATE span_search_progress SET indexed_to = ?");
+    this.selectAnyPending = db.prepare(
+      "SELECT 1 FROM spans WHERE rowid > (SELECT indexed_to FROM span_search_progress) LIMIT 1",
+    );
+  }
+
+  /** Whether any stored span waits to be indexed (a read: no lock, no transaction). */
+  hasPending(): boolean {
+    return this.selectAnyPending.get() !== undefined;
   }
 
   /** Indexes up to `limit` spans not indexed yet, oldest first; returns how many it did. */

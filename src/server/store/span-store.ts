@@ -219,6 +219,8 @@ export class SpanStore {
    * Returns how many; fewer than `limit` when none are left.
    */
   indexForSearch(limit: number): number {
+    // Most calls find nothing waiting: they need not wait for the writers.
+    if (!this.search.hasPending()) return 0;
     return this.writeLock.run(() => transaction(this.db, () => this.search.indexPending(limit)));
   }
 

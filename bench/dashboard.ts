@@ -159,7 +159,18 @@ function listRows(spans: number, big: Loads<ListLoad>, empty: Loads<ListLoad>): 
   const lcp = series(big, (load) => load.lcp);
   const reference = series(empty, (load) => load.lcp);
   const firstRow = series(big, (load) => load.firstRow);
+  const answered = series(big, (load) => load.listAnswered);
+  const emptyAnswered = series(empty, (load) => load.listAnswered);
   return [
+    [
+      "traces page: GET /analytics/traces answered, in the page",
+      timing(answered, "-"),
+      "same, empty store",
+      timing(emptyAnswered, "-"),
+      vs(answered?.median, emptyAnswered?.median),
+      "",
+      "",
+    ],
     [
       `traces page: largest contentful paint, ${thousands(spans)} spans`,
       timing(lcp, "-"),
@@ -194,6 +205,7 @@ function traceRows(traces: ReadonlyMap<number, Loads<TraceLoad>>): Row[] {
   const smallInteractive = series(small, (load) => load.interactiveAt);
   const smallHeap = series(small, (load) => load.heapBytes);
   const smallKey = series(small, keyToMove);
+  const smallAnswered = series(small, (load) => load.treeAnswered);
   const reference = (figure: Series | undefined) =>
     figure === undefined ? "-" : `${ms(figure.median)} ms`;
   const rows: Row[] = [];
@@ -206,7 +218,17 @@ function traceRows(traces: ReadonlyMap<number, Loads<TraceLoad>>): Row[] {
     const heap = series(large, (load) => load.heapBytes);
     const key = series(large, keyToMove);
     const driver = series(large, (load) => difference(load.pressedAt, load.rowsAt));
+    const answered = series(large, (load) => load.treeAnswered);
     rows.push(
+      [
+        `${name}: GET /traces/{id}?payloads=false answered, in the page`,
+        rowsAt === undefined ? notBuilt : timing(answered, "-"),
+        "100-span trace",
+        reference(smallAnswered),
+        vs(answered?.median, smallAnswered?.median),
+        "",
+        "",
+      ],
       [
         `${name}: tree rows in the DOM (rows rendered)`,
         rowsAt === undefined ? notBuilt : `${timing(rowsAt, "")} (${large.first.rows})`,

@@ -4,6 +4,7 @@
 
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import {
+  answeredAt,
   countOf,
   instrument,
   keyMovesSelection,
@@ -82,6 +83,8 @@ export interface ListLoad {
   readonly lcpElement: string;
   /** When the first trace row was in the DOM; undefined: none came (or none was waited for). */
   readonly firstRow: number | undefined;
+  /** When GET /analytics/traces had answered. */
+  readonly listAnswered: number | undefined;
 }
 
 /** A full load of /ui/traces; `rows` false: the page shows none (an empty store). */
@@ -92,11 +95,14 @@ export function loadTracesPage(site: Site, rows: boolean): Promise<ListLoad> {
     await waitForQuiet(page, 500, rowTimeoutMs);
     const lcp = await largestContentfulPaint(page);
     if (lcp === undefined) throw new Error("bench: the traces page reported no contentful paint");
-    return { lcp: lcp.time, lcpElement: lcp.element, firstRow };
+    const listAnswered = await answeredAt(page, "/analytics/traces");
+    return { lcp: lcp.time, lcpElement: lcp.element, firstRow, listAnswered };
   });
 }
 
 export interface TraceLoad {
+  /** When GET /traces/{id} had answered. */
+  readonly treeAnswered: number | undefined;
   /** When the tree's first row was in the DOM; undefined: none within 15 s (not built yet). */
   readonly rowsAt: number | undefined;
   /** When ArrowDown, pressed as soon as there were rows, had moved the selection. */
@@ -118,12 +124,14 @@ export function loadTracePage(site: Site, traceId: string): Promise<TraceLoad> {
         ? undefined
         : await keyMovesSelection(page, selectors.treeRow, "ArrowDown", 5_000);
     const rows = await countOf(page, selectors.treeRow);
+    const treeAnswered = await answeredAt(page, `/traces/${traceId}`);
     const cdp = await site.context.newCDPSession(page);
     await cdp.send("Performance.enable");
     await cdp.send("HeapProfiler.collectGarbage");
     const { metrics } = await cdp.send("Performance.getMetrics");
     await cdp.detach();
     return {
+      treeAnswered,
       rowsAt,
       interactiveAt: moved?.movedAt,
       pressedAt: moved?.pressedAt,

@@ -185,3 +185,15 @@ export async function keyMovesSelection(
   const keyDown = await page.evaluate(() => window.__cairnBench.keyDown ?? Number.NaN);
   return { pressedAt: keyDown, movedAt };
 }
+
+/** When the answer to the page's request for `path` (and any query) had come, ms since navigation. */
+export function answeredAt(page: Page, path: string): Promise<number | undefined> {
+  return page.evaluate((wanted) => {
+    const entry = performance
+      .getEntriesByType("resource")
+      .find((each) => new URL(each.name).pathname === wanted) as
+      | PerformanceResourceTiming
+      | undefined;
+    return entry?.responseEnd;
+  }, path);
+}

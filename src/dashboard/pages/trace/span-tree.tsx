@@ -135,7 +135,14 @@ export function SpanTree(props: SpanTreeProps) {
 
   const find = props.find.toLowerCase();
   return (
-    <div ref={scroller} className="trace-tree" role="tree" aria-label="Spans" onKeyDown={onKeyDown}>
+    <div
+      ref={scroller}
+      className="trace-tree"
+      role="tree"
+      aria-label="Spans"
+      style={{ height: virtualizer.getTotalSize() }}
+      onKeyDown={onKeyDown}
+    >
       <div role="presentation" style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
         {virtualizer.getVirtualItems().map((item) => {
           const index = rows[item.index] as number;

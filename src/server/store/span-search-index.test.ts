@@ -128,6 +128,33 @@ describe("SearchIndexer", () => {
     expect(calls).toEqual([2, 2, 1]);
   });
 
+  it("waits for stores to pause, but no longer than its longest wait", () => {
+    vi.useFakeTimers();
+    let runs = 0;
+    const indexer = new SearchIndexer(
+      () => {
+        runs++;
+        return 0;
+      },
+      { delayMs: 100, maxWaitMs: 1_000 },
+    );
+    // A store every 50 ms: never a pause of 100 ms, so only the longest wait sets it off.
+    for (let step = 0; step < 19; step++) {
+      indexer.stored();
+      vi.advanceTimersByTime(50);
+    }
+    expect(runs).toBe(0);
+    for (let step = 0; step < 21; step++) {
+      indexer.stored();
+      vi.advanceTimersByTime(50);
+    }
+    expect(runs).toBe(1);
+    // Then a pause.
+    vi.advanceTimersByTime(99);
+    expect(runs).toBe(2);
+    indexer.close();
+  });
+
   it("keeps going after a failed chunk when spans are stored again", () => {
     vi.useFakeTimers();
     let fail = true;

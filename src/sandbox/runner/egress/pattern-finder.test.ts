@@ -42,12 +42,22 @@ const patterns = [
 const finder = new PatternFinder(patterns);
 
 describe("PatternFinder", () => {
-  it("finds each pattern at every offset, in the first or second half, and nothing else", () => {
-    for (const pattern of patterns) {
-      for (const length of [pattern.length, pattern.length + 1, 63, 64, 65, 200, 257]) {
-        if (length < pattern.length) continue;
-        for (let at = 0; at + pattern.length <= length; at++) {
-          const bytes = randomBytes(length * 31 + at, length);
+  it("finds each pattern at every offset, in either half of a long buffer, and nothing else", () => {
+    // Short buffers are searched natively, long ones (16 KiB and more) with the shift table, by
+    // two windows at once: every offset near the start, the middle and the end of those.
+    const near = (length: number, width: number) => {
+      const offsets = new Set<number>();
+      for (const center of [0, length >> 1, length - width]) {
+        const last = Math.min(length - width, center + 40);
+        for (let at = Math.max(0, center - 40); at <= last; at++) offsets.add(at);
+      }
+      return offsets;
+    };
+    for (const [index, pattern] of patterns.entries()) {
+      for (const length of [pattern.length, pattern.length + 1, 200, 16 * 1024, 40_001]) {
+        const base = randomBytes(index * 100 + length, length);
+        for (const at of near(length, pattern.length)) {
+          const bytes = Buffer.from(base);
           pattern.copy(bytes, at);
           expect(finder.occursIn(bytes), `at ${at} of ${length}`).toBe(true);
           // One byte of it changed, anywhere: no longer found (unless it happens to be there).
@@ -70,7 +80,8 @@ describe("PatternFinder", () => {
     ];
     for (const [index, alphabet] of alphabets.entries()) {
       for (let round = 0; round < 300; round++) {
-        const bytes = randomBytes(index * 1000 + round + 1, (round * 37) % 600, alphabet);
+        const length = round % 10 === 0 ? 16 * 1024 + ((round * 997) % 20_000) : (round * 37) % 600;
+        const bytes = randomBytes(index * 1000 + round + 1, length, alphabet);
         if (round % 3 === 0 && bytes.length > 50) {
           const pattern = patterns[round % patterns.length] as Buffer;
           pattern.copy(bytes, (round * 13) % bytes.length);

@@ -11,16 +11,39 @@
 const groupHash = (first: number, second: number, third: number) =>
   (first << 8) ^ (second << 4) ^ third;
 
+// Below this many bytes, a native search per pattern costs less than making the table, which
+// an answer that small (most are) then never needs.
+const searchNativelyBelow = 16 * 1024;
+
+/**
+ * How far a window may move when its last three bytes hash to an index: never past an
+ * occurrence's end, so the least over every pattern whose window has those bytes there; and
+ * the patterns whose window ends with each group.
+ */
+class ShiftTable {
+  readonly shift = new Uint8Array(0x10000);
+  readonly endingWith = new Map<number, Buffer[]>();
+
+  constructor(patterns: readonly Buffer[], window: number) {
+    this.shift.fill(window - 2);
+    for (const pattern of patterns) {
+      for (let end = 2; end < window; end++) {
+        const hash = groupAt(pattern, end);
+        this.shift[hash] = Math.min(this.shift[hash] as number, window - 1 - end);
+      }
+      const last = groupAt(pattern, window - 1);
+      this.endingWith.set(last, [...(this.endingWith.get(last) ?? []), pattern]);
+    }
+  }
+}
+
 /** The patterns of a set, and what a search for them needs. */
 export class PatternFinder {
   /** How long the longest pattern is. */
   readonly longest: number;
   private readonly window: number;
-  // How far the window may move when its last three bytes hash to an index: never past an
-  // occurrence's end, so the least over every pattern whose window has those bytes there.
-  private readonly shift = new Uint8Array(0x10000);
-  private readonly endingWith = new Map<number, Buffer[]>();
-  private readonly firstBytes = new Uint8Array(256);
+  private readonly firstBytes: ReadonlySet<number>;
+  private table: ShiftTable | undefined;
   private budget = 0;
 
   constructor(private readonly patterns: readonly Buffer[]) {
@@ -29,32 +52,17 @@ export class PatternFinder {
     }
     this.longest = Math.max(...patterns.map((pattern) => pattern.length));
     // A shift is kept in a byte: windows longer than 257 bytes search as if they were 257.
-    const window = Math.min(257, ...patterns.map((pattern) => pattern.length));
-    this.window = window;
-    this.shift.fill(window - 2);
-    for (const pattern of patterns) {
-      this.firstBytes[pattern[0] as number] = 1;
-      for (let end = 2; end < window; end++) {
-        const hash = groupHash(
-          pattern[end - 2] as number,
-          pattern[end - 1] as number,
-          pattern[end] as number,
-        );
-        this.shift[hash] = Math.min(this.shift[hash] as number, window - 1 - end);
-      }
-      const last = groupHash(
-        pattern[window - 3] as number,
-        pattern[window - 2] as number,
-        pattern[window - 1] as number,
-      );
-      this.endingWith.set(last, [...(this.endingWith.get(last) ?? []), pattern]);
-    }
+    this.window = Math.min(257, ...patterns.map((pattern) => pattern.length));
+    this.firstBytes = new Set(patterns.map((pattern) => pattern[0] as number));
   }
 
   /** Whether a whole pattern occurs anywhere in `bytes`. */
   occursIn(bytes: Buffer): boolean {
-    const { shift, window } = this;
     const length = bytes.length;
+    if (length < searchNativelyBelow) return this.searchNatively(bytes);
+    const table = (this.table ??= new ShiftTable(this.patterns, this.window));
+    const { window } = this;
+    const { shift } = table;
     // Comparing is cheap while candidates are rare; text made to look like a pattern everywhere
     // would make it quadratic, so past a byte compared per byte the native search takes over.
     this.budget = length;
@@ -67,23 +75,23 @@ export class PatternFinder {
       const firstMove = shift[groupAt(bytes, first)] as number;
       const secondMove = shift[groupAt(bytes, second)] as number;
       if (firstMove === 0 || secondMove === 0) {
-        if (firstMove === 0 && this.startsAt(bytes, first)) return true;
-        if (secondMove === 0 && this.startsAt(bytes, second)) return true;
+        if (firstMove === 0 && this.startsAt(table, bytes, first)) return true;
+        if (secondMove === 0 && this.startsAt(table, bytes, second)) return true;
         if (this.budget < 0) return this.searchNatively(bytes);
       }
       first += firstMove === 0 ? 1 : firstMove;
       second += secondMove === 0 ? 1 : secondMove;
     }
-    return this.slide(bytes, first, middle) || this.slide(bytes, second, length);
+    return this.slide(table, bytes, first, middle) || this.slide(table, bytes, second, length);
   }
 
   // One window, from window end `end` to before `stop`.
-  private slide(bytes: Buffer, end: number, stop: number): boolean {
-    const shift = this.shift;
+  private slide(table: ShiftTable, bytes: Buffer, end: number, stop: number): boolean {
+    const { shift } = table;
     while (end < stop) {
       const move = shift[groupAt(bytes, end)] as number;
       if (move === 0) {
-        if (this.startsAt(bytes, end)) return true;
+        if (this.startsAt(table, bytes, end)) return true;
         if (this.budget < 0) return this.searchNatively(bytes);
       }
       end += move === 0 ? 1 : move;
@@ -92,9 +100,9 @@ export class PatternFinder {
   }
 
   // Whether a pattern starts where the window that ends at `end` starts.
-  private startsAt(bytes: Buffer, end: number): boolean {
+  private startsAt(table: ShiftTable, bytes: Buffer, end: number): boolean {
     const start = end - this.window + 1;
-    for (const pattern of this.endingWith.get(groupAt(bytes, end)) ?? []) {
+    for (const pattern of table.endingWith.get(groupAt(bytes, end)) ?? []) {
       const compared = matchLength(bytes, start, pattern);
       if (compared === pattern.length) return true;
       this.budget -= compared + 1;
@@ -113,7 +121,7 @@ export class PatternFinder {
   pendingLength(bytes: Buffer): number {
     const length = bytes.length;
     for (let start = Math.max(0, length - this.longest + 1); start < length; start++) {
-      if (this.firstBytes[bytes[start] as number] === 0) continue;
+      if (!this.firstBytes.has(bytes[start] as number)) continue;
       const rest = length - start;
       for (const pattern of this.patterns) {
         if (pattern.length > rest && matchLength(bytes, start, pattern) === rest) return rest;

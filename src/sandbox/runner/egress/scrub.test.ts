@@ -132,6 +132,22 @@ describe("Scrubber", () => {
     }
   });
 
+  it("scrubs long binary bodies cut into long chunks as it scrubs them whole", () => {
+    // Chunks of 16 KiB and more are searched with the shift table, shorter ones natively.
+    const next = generator(11);
+    const pieces: Buffer[] = [];
+    while (pieces.length < 60)
+      pieces.push(randomBytes(next, next() % 9000), forms[next() % forms.length] as Buffer);
+    const body = Buffer.concat(pieces);
+    const whole = scrubBytes(body, patterns);
+    expectNoForm(whole);
+    for (const size of [16 * 1024, 16 * 1024 + 7, 65_536, 100_003]) {
+      const cuts: number[] = [];
+      for (let at = size; at < body.length; at += size) cuts.push(at);
+      expect(scrubInChunks(body, cuts).equals(whole), `chunks of ${size}`).toBe(true);
+    }
+  });
+
   it("passes a chunk without a form on as it is, with none of its bytes held", () => {
     const scrubber = new Scrubber(patterns);
     const chunk = Buffer.alloc(64 * 1024, "abcdefghijklmnopqrstuvwxyz0123456789\n");

@@ -190,14 +190,20 @@ function withLabels(
     ["trace_tags", "tag", "tags"],
     ["trace_models", "model", "models"],
   ] as const) {
+    // Sorted here, not by ORDER BY: with it, SQLite (without ANALYZE's statistics) walks the
+    // table's (project, label, trace) key through every label of the project to skip a sort of
+    // a few rows — 18 ms instead of 0.1 on 200,000 tags, for any page or any trace.
     const labels = db
       .prepare(
         `SELECT trace_id, ${column} AS label FROM ${table}
-         WHERE project_id = ? AND trace_id IN (SELECT value FROM json_each(?))
-         ORDER BY ${column}`,
+         WHERE project_id = ? AND trace_id IN (SELECT value FROM json_each(?))`,
       )
       .all(projectId, ids) as Array<{ trace_id: string; label: string }>;
     for (const { trace_id, label } of labels) byHex.get(trace_id)?.[key].push(label);
+  }
+  for (const row of rows) {
+    row.tags.sort();
+    row.models.sort();
   }
   return rows;
 }

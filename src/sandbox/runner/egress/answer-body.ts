@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { Scrubber, type ScrubPattern } from "./scrub.js";
 
 // How much of an answer may wait for the sandbox to read it before the upstream is paused: more
-// than one socket read (up to 256 KiB), so that a fast download is not paused and resumed at each.
+// than one socket read (64 KiB), so that a fast download is not paused and resumed at each.
 const buffered = 1024 * 1024;
 
 /**

@@ -60,7 +60,8 @@ export class PatternFinder {
   occursIn(bytes: Buffer): boolean {
     const length = bytes.length;
     if (length < searchNativelyBelow) return this.searchNatively(bytes);
-    const table = (this.table ??= new ShiftTable(this.patterns, this.window));
+    this.table ??= new ShiftTable(this.patterns, this.window);
+    const table = this.table;
     const { window } = this;
     const { shift } = table;
     // Comparing is cheap while candidates are rare; text made to look like a pattern everywhere

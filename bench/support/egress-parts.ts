@@ -1,18 +1,26 @@
-// The parts of the egress benchmark that are not the client, each in a process of its own as in
-// production (the upstream on another host, the proxy in the service): `upstream` serves HTTP
-// and HTTPS (a certificate of its own CA) with a small answer and a 100 MB download; `proxy`
-// serves an egress proxy on a Unix socket for a sandbox whose policy puts a secret into
-// requests to both. Each reports what the client needs over IPC, then serves until killed.
+// The parts of the egress benchmark, each in a process of its own as in production (the
+// upstream on another host, the proxy in the service, the client in a sandbox): `upstream`
+// serves HTTP and HTTPS (a certificate of its own CA) with a small answer and a 100 MB download;
+// `proxy` serves an egress proxy on a Unix socket for a sandbox whose policy puts a secret into
+// requests to both; `relay` copies bytes between a Unix socket and the upstream's HTTP port (a
+// reference); `downloader` downloads what it is sent (request options) with Node's own HTTP
+// client, a new connection each time, and answers with the bytes and the milliseconds.
+// Each reports what the bench needs over IPC, then serves until killed. A part loads only what
+// it runs, so that none carries the others' code in its heap.
 
 import { once } from "node:events";
-import { mkdtempSync } from "node:fs";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { mkdtempSync, rmSync } from "node:fs";
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type RequestOptions,
+  type ServerResponse,
+} from "node:http";
 import { createServer as createHttpsServer } from "node:https";
+import { connect, createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setLogger } from "../../src/core/logger.js";
-import { CertificateAuthority } from "../../src/sandbox/runner/egress/certificate-authority.js";
-import { EgressProxy } from "../../src/sandbox/runner/egress/proxy.js";
 
 export const downloadBytes = 100 * 1024 * 1024;
 export const benchSecret = "sk-bench-0123456789abcdef0123";
@@ -21,7 +29,37 @@ export const benchPlaceholder = `cairn_sealed_${"c".repeat(32)}`;
 const [role, settings] = process.argv.slice(2);
 const send = (message: unknown) => process.send?.(message);
 
+/** A folder of its own for a part's socket, removed when the bench stops the part. */
+function socketFolder(prefix: string): string {
+  const folder = mkdtempSync(join(tmpdir(), prefix));
+  process.once("SIGTERM", () => {
+    rmSync(folder, { recursive: true, force: true });
+    process.exit(0);
+  });
+  return folder;
+}
+
+/** One download; resolves with its length and how long it took. */
+function download(options: RequestOptions): Promise<{ bytes: number; ms: number }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const request = httpRequest({ ...options, agent: false }, (response) => {
+      let bytes = 0;
+      response.on("data", (chunk: Buffer) => {
+        bytes += chunk.length;
+      });
+      response.on("end", () => resolve({ bytes, ms: performance.now() - started }));
+      response.on("error", reject);
+    });
+    request.on("error", reject);
+    request.end();
+  });
+}
+
 if (role === "upstream") {
+  const { CertificateAuthority } = await import(
+    "../../src/sandbox/runner/egress/certificate-authority.js"
+  );
   const ca = CertificateAuthority.create("Bench upstream");
   const block = Buffer.alloc(1024 * 1024, "abcdefghijklmnopqrstuvwxyz0123456789\n");
   const handler = (request: IncomingMessage, response: ServerResponse) => {
@@ -66,12 +104,17 @@ if (role === "upstream") {
     securePort: number;
     upstreamCaPem: string;
   };
+  const { setLogger } = await import("../../src/core/logger.js");
+  const { CertificateAuthority } = await import(
+    "../../src/sandbox/runner/egress/certificate-authority.js"
+  );
+  const { EgressProxy } = await import("../../src/sandbox/runner/egress/proxy.js");
   // A log line per request would time the terminal, not the proxy.
   const quiet = () => undefined;
   setLogger({ debug: quiet, info: quiet, warn: quiet, error: quiet });
   const authority = CertificateAuthority.create();
   const proxy = await EgressProxy.start(
-    join(mkdtempSync(join(tmpdir(), "cairn-bench-egress-")), "proxy", "proxy.sock"),
+    join(socketFolder("cairn-bench-egress-"), "proxy", "proxy.sock"),
     {
       sandboxId: "sbx_bench",
       policyFor: () => ({
@@ -95,4 +138,23 @@ if (role === "upstream") {
     },
   );
   send({ socketPath: proxy.socketPath, caPem: authority.certificatePem });
+} else if (role === "relay") {
+  // No HTTP, no checks: bytes copied between a Unix socket and the upstream with Node's own
+  // streams, for a reference of what any process in the middle costs.
+  const { plainPort } = JSON.parse(settings ?? "{}") as { plainPort: number };
+  const socketPath = join(socketFolder("cairn-bench-relay-"), "relay.sock");
+  const relay = createNetServer((client) => {
+    const upstream = connect(plainPort, "127.0.0.1");
+    client.pipe(upstream).pipe(client);
+    client.on("error", () => upstream.destroy());
+    upstream.on("error", () => client.destroy());
+  });
+  relay.listen(socketPath);
+  await once(relay, "listening");
+  send({ socketPath });
+} else if (role === "downloader") {
+  process.on("message", (options: RequestOptions) => {
+    download(options).then(send, (error: Error) => send({ error: error.message }));
+  });
+  send({});
 }

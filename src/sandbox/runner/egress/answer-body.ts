@@ -18,9 +18,24 @@ export function sendAnswerBody(
 ): Promise<number> {
   const scrubber = patterns.length > 0 ? new Scrubber(patterns) : undefined;
   let bytesIn = 0;
+  // What is read from the upstream in one turn of the event loop (libuv reads a socket up to 32
+  // times a turn) goes out after the turn's reads as one piece of the chunked encoding, in one
+  // write: fewer syscalls here, and fewer pieces for the sandbox's client to parse (its own
+  // 64 KiB reads each straddled two pieces of 64 KiB).
+  let corked = false;
+  const uncork = () => {
+    if (!corked) return;
+    corked = false;
+    response.uncork();
+  };
   return new Promise((resolve) => {
     answer.on("data", (chunk: Buffer) => {
       bytesIn += chunk.length;
+      if (!corked) {
+        corked = true;
+        response.cork();
+        setImmediate(uncork);
+      }
       const parts = scrubber === undefined ? [chunk] : scrubber.write(chunk);
       writeParts(response, parts, () => release(chunk));
       if (response.writableLength > buffered) answer.pause();
@@ -28,6 +43,8 @@ export function sendAnswerBody(
     // Resumed even when the upstream has sent everything: the end may still wait in its buffer.
     response.on("drain", () => answer.resume());
     answer.once("end", () => {
+      // Before the end: a response ended while corked sends its last chunk after the end.
+      uncork();
       if (scrubber === undefined) response.end();
       else response.end(scrubber.end());
     });

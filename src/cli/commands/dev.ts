@@ -35,18 +35,9 @@ export async function dev(
       allowUnenforcedLimits: options.allowUnenforcedLimits === true,
     },
   });
-  write(`Cairn is running at ${server.url}\n`);
-  write(`  sign in   ${await signInLine(server)}\n`);
-  write(`  data      ${server.dataDir}\n`);
-  write(`  health    ${server.url}/health\n`);
-  write(`  sandboxes ${server.sandboxes}\n`);
-  if (server.createdApiKey !== undefined) {
-    write(`\nA project and its API key were created. The key is shown once:\n\n`);
-    write(`  ${server.createdApiKey}\n\n`);
-    write(`It is saved for local tools in ${apiKeyFile(server.dataDir)} (mode 0600).\n`);
-  }
-  write(`\nSend traces with CAIRN_ENDPOINT=${server.url} and CAIRN_API_KEY set. Ctrl-C stops.\n`);
-  await new Promise<void>((resolve) => {
+  // The signals are ours from here on: one that comes while the lines below are being made (the
+  // sign-in link is a request to the service) must stop the service, not kill the process.
+  const stopped = new Promise<void>((resolve) => {
     let stopping = false;
     const stop = (signal: string) => {
       if (stopping) {
@@ -62,6 +53,18 @@ export async function dev(
     process.on("SIGINT", () => stop("SIGINT"));
     process.on("SIGTERM", () => stop("SIGTERM"));
   });
+  write(`Cairn is running at ${server.url}\n`);
+  write(`  sign in   ${await signInLine(server)}\n`);
+  write(`  data      ${server.dataDir}\n`);
+  write(`  health    ${server.url}/health\n`);
+  write(`  sandboxes ${server.sandboxes}\n`);
+  if (server.createdApiKey !== undefined) {
+    write(`\nA project and its API key were created. The key is shown once:\n\n`);
+    write(`  ${server.createdApiKey}\n\n`);
+    write(`It is saved for local tools in ${apiKeyFile(server.dataDir)} (mode 0600).\n`);
+  }
+  write(`\nSend traces with CAIRN_ENDPOINT=${server.url} and CAIRN_API_KEY set. Ctrl-C stops.\n`);
+  await stopped;
   write("stopped\n");
   return 0;
 }

@@ -547,6 +547,9 @@ export class SandboxRunner {
     clearInterval(this.checkpoints);
     // What the start is making (workspaces, warm sandboxes) is released below with the rest.
     await this.ready.catch(() => undefined);
+    // A create under way when the shutdown began finishes (or fails) first: it is not in `live`
+    // yet, and a sandbox that became live after this point would keep its workspace image.
+    await Promise.all([...this.creating.values()].map(({ done }) => done.catch(() => undefined)));
     await Promise.all([
       ...[...this.live.values()].map((sandbox) => this.stop(sandbox, "stopped", null)),
       this.launcher.close(),

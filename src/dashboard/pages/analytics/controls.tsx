@@ -3,6 +3,7 @@
 
 import { useId } from "react";
 import type { SpanKind } from "../../../core/wire/span-kind.js";
+import { spanKindLabels } from "../../ui/kind-select.js";
 import type { UrlParamChanges } from "../../url-state.js";
 import { addDays, defaultPeriod, type PeriodResult, periodChoices } from "./period.js";
 import type { Grouping } from "./reports.js";
@@ -17,22 +18,12 @@ export const groupings: ReadonlyArray<{ value: Grouping; label: string }> = [
   { value: "service", label: "Service" },
 ];
 
-/** Every span kind, checked by the compiler against the service's list. */
-const kindLabels = {
-  agent: "agent",
-  chain: "chain",
-  llm: "llm",
-  tool: "tool",
-  retrieval: "retrieval",
-  embedding: "embedding",
-} as const satisfies Record<SpanKind, string>;
-
 export function parseGrouping(value: string | null): Grouping {
   return groupings.find((grouping) => grouping.value === value)?.value ?? "none";
 }
 
 export function parseKind(value: string | null): SpanKind | null {
-  return value !== null && value in kindLabels ? (value as SpanKind) : null;
+  return value !== null && value in spanKindLabels ? (value as SpanKind) : null;
 }
 
 export function AnalyticsControls(props: {
@@ -118,7 +109,7 @@ export function AnalyticsControls(props: {
           onChange={(event) => change({ kind: event.currentTarget.value })}
         >
           <option value="">All kinds</option>
-          {Object.entries(kindLabels).map(([value, label]) => (
+          {Object.entries(spanKindLabels).map(([value, label]) => (
             <option key={value} value={value}>
               {label}
             </option>

@@ -228,11 +228,11 @@ describe("file operations", () => {
       for (const socket of sockets) socket.destroy();
     }
     // Once they are gone, the sandbox takes file operations again.
-    for (let attempt = 0; attempt < 50; attempt++) {
-      const answer = await server.call("GET", `/api/sandboxes/${box.id}/files/stat?path=.`);
-      if (answer.status === 200) return;
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    let status = 0;
+    for (let attempt = 0; attempt < 50 && status !== 200; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+      status = (await server.call("GET", `/api/sandboxes/${box.id}/files/stat?path=.`)).status;
     }
-    throw new Error("file operations were still refused after the uploads ended");
+    expect(status, "file operations were still refused after the uploads ended").toBe(200);
   });
 });

@@ -81,6 +81,59 @@ export interface CreateOptions {
   readonly tags: Record<string, string>;
   /** The secret store of its egress proxy; none: no egress. */
   readonly secretStore?: string | undefined;
+  /**
+   * Host files or folders bound read-only into the sandbox, each at or under `/opt/cairn`
+   * (the agent core). Internal: `POST /api/sandboxes` cannot set it. A sandbox with mounts is
+   * always started fresh, never taken from the warm ones.
+   */
+  readonly mounts?: readonly SandboxMount[] | undefined;
+  /**
+   * A /workspace that outlives the sandbox (its stop, and a restart of the service), kept at a
+   * host path the service owns. Internal, like `mounts`. At most one live sandbox per path.
+   */
+  readonly workspace?: KeptWorkspace | undefined;
+}
+
+/** A host file or folder bound read-only into a sandbox. */
+export interface SandboxMount {
+  /**
+   * Absolute path on the host. Must exist and be readable by the sandbox's unprivileged host
+   * uid: every folder on the way searchable by others (`o+x`), the file readable (`o+r`, and
+   * `o+x` for a folder), as that uid is in no group.
+   */
+  readonly hostPath: string;
+  /** Absolute and normalized (no `.`, `..`, `//` or trailing `/`), `/opt/cairn` or below it. */
+  readonly sandboxPath: string;
+}
+
+/** Where a sandbox's kept /workspace lives on the host. */
+export interface KeptWorkspace {
+  /**
+   * Absolute host path, made at first use: where the runner enforces disk sizes (root, loop
+   * devices) an ext4 image file of the sandbox's `diskMB` (sparse; later sandboxes keep the size
+   * it was made with), mounted `nosuid,nodev` while a sandbox runs and only unmounted at its
+   * stop; elsewhere a plain directory. Its files are given to each new sandbox's host uid when
+   * it starts. Keep it outside the runner's runtime folder, e.g. `<dataDir>/agents/<id>/workspace`.
+   */
+  readonly keepAt: string;
+}
+
+/** What an internal caller (the agents service) may ask of an exec beyond its request. */
+export interface ExecOptions {
+  /**
+   * Each line of stdout and stderr as it comes, decoded as UTF-8, without its `\n` (or `\r\n`);
+   * a last line without one when the exec ends. Lossless: read from the process's pipes, not
+   * from the re-attach buffer (which drops the oldest output). A line is cut at
+   * `maxLineBytes` (the rest of it, up to its `\n`, is dropped).
+   */
+  readonly onLine?: ((stream: "stdout" | "stderr", line: string) => void) | undefined;
+  /** Default 16 MiB. */
+  readonly maxLineBytes?: number | undefined;
+  /**
+   * The service's own process (the agent core): not listed by `GET …/exec`, not attachable
+   * through the API (no WebSocket can write to its stdin), and not counted in a user's view.
+   */
+  readonly internal?: boolean | undefined;
 }
 
 /** Refuses work on a sandbox that is not running (or no longer will be). */

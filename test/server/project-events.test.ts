@@ -4,7 +4,7 @@ import { trace as otelTrace, ROOT_CONTEXT } from "@opentelemetry/api";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { readServerSentEvents } from "../../src/components/client/sse.js";
+import { readServerSentEvents } from "../../src/core/http/sse.js";
 import { projectEventLimits } from "../../src/server/events/project-events.js";
 import { needSandboxes, startSandboxServer } from "../sandbox/helpers.js";
 import { addProject, resource, span, startTestServer, type TestServer } from "./helpers.js";

@@ -1,6 +1,6 @@
 import { configure, runTests, shutdown } from "cairn-ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readServerSentEvents } from "../../src/components/client/sse.js";
+import { readServerSentEvents } from "../../src/core/http/sse.js";
 import { addProject, startTestServer, type TestServer } from "./helpers.js";
 
 // Test runs given their results as their cases finish: the API (offsets that make a request

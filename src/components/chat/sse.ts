@@ -1,4 +1,4 @@
-import { readServerSentEvents } from "../client/sse.js";
+import { readServerSentEvents } from "../../core/http/sse.js";
 import { ChatError } from "./chat-error.js";
 
 /**

@@ -1,3 +1,4 @@
+import { readServerSentEvents } from "../../core/http/sse.js";
 import {
   answerError,
   type CairnConnection,
@@ -5,7 +6,6 @@ import {
   connectionHeaders,
   serviceUrl,
 } from "./connection.js";
-import { readServerSentEvents } from "./sse.js";
 
 /**
  * What `GET /api/sandboxes/{id}/events` sends (Server-Sent Events, each with an increasing

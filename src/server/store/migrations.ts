@@ -362,6 +362,71 @@ const steps: readonly string[] = [
     || ' ' || coalesce(substr(status_message, 1, 65536), '') AS body
   FROM spans;
   `,
+  // 13: managed agents. An agent's record (its configuration as JSON, the state of its process,
+  // the tools its core reported ready with); its conversations, one per channel thread when it
+  // came from a channel; their messages in order (the UI parts shown, and the OpenAI chat
+  // messages they add to the model's history); the channels attached to an agent (config JSON
+  // holds secret references or sealed values, never a secret in the clear); and the ids of
+  // channel events already taken, for deduplication and replay refusal.
+  `
+  CREATE TABLE agents (
+    id TEXT PRIMARY KEY,
+    project_id TEXT NOT NULL REFERENCES projects (id),
+    name TEXT NOT NULL,
+    config TEXT NOT NULL,
+    state TEXT NOT NULL,
+    sandbox_id TEXT,
+    restarts INTEGER NOT NULL DEFAULT 0,
+    last_error TEXT,
+    tools TEXT NOT NULL DEFAULT '[]',
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    UNIQUE (project_id, name)
+  ) STRICT;
+
+  CREATE TABLE agent_conversations (
+    id TEXT PRIMARY KEY,
+    project_id TEXT NOT NULL REFERENCES projects (id),
+    agent_id TEXT NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
+    title TEXT NOT NULL DEFAULT '',
+    channel_type TEXT,
+    channel_id TEXT,
+    channel_thread TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    UNIQUE (agent_id, channel_type, channel_id, channel_thread)
+  ) STRICT;
+  CREATE INDEX agent_conversations_by_agent ON agent_conversations (agent_id, updated_at);
+
+  CREATE TABLE agent_messages (
+    id TEXT PRIMARY KEY,
+    conversation_id TEXT NOT NULL REFERENCES agent_conversations (id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    role TEXT NOT NULL,
+    parts TEXT NOT NULL,
+    chat TEXT NOT NULL,
+    trace_id TEXT,
+    created_at TEXT NOT NULL,
+    UNIQUE (conversation_id, seq)
+  ) STRICT;
+
+  CREATE TABLE agent_channels (
+    id TEXT PRIMARY KEY,
+    project_id TEXT NOT NULL REFERENCES projects (id),
+    agent_id TEXT NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
+    type TEXT NOT NULL,
+    config TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX agent_channels_by_agent ON agent_channels (agent_id);
+
+  CREATE TABLE agent_channel_events (
+    channel_id TEXT NOT NULL REFERENCES agent_channels (id) ON DELETE CASCADE,
+    event_id TEXT NOT NULL,
+    received_at TEXT NOT NULL,
+    PRIMARY KEY (channel_id, event_id)
+  ) STRICT, WITHOUT ROWID;
+  `,
 ];
 
 /**

@@ -1,0 +1,180 @@
+import { z } from "zod";
+import { createSandboxRequestSchema, sandboxTagsSchema } from "./sandbox-request.js";
+import { cpuCountSchema, memoryMBSchema } from "./sandbox-sizes.js";
+import { secretKeySchema, secretStoreNameSchema } from "./secrets.js";
+
+/** An agent's name: unique in its project; as a template's, lowercase letters, digits and `-`. */
+export const agentNameSchema = z
+  .string()
+  .regex(
+    /^[a-z0-9][a-z0-9-]{0,62}$/,
+    "must be 1-63 lowercase letters, digits and -, starting with a letter or digit",
+  );
+
+/** The largest `instructions`, in bytes of UTF-8. */
+export const maxAgentInstructionsBytes = 32_768;
+
+/** The most packages an agent may install. */
+export const maxAgentPackages = 20;
+
+export const agentInstructionsSchema = z
+  .string()
+  .refine(
+    (value) => new TextEncoder().encode(value).length <= maxAgentInstructionsBytes,
+    "instructions are over 32 KiB (32,768 bytes of UTF-8)",
+  );
+
+/** `<store>/<KEY>`: a secret of a secret store, by reference; its value never leaves the store. */
+export const agentSecretReferenceSchema = z.string().superRefine((value, context) => {
+  const slash = value.indexOf("/");
+  const store = secretStoreNameSchema.safeParse(slash < 0 ? "" : value.slice(0, slash));
+  const key = secretKeySchema.safeParse(slash < 0 ? "" : value.slice(slash + 1));
+  if (slash < 0 || !store.success || !key.success) {
+    context.addIssue({
+      code: "custom",
+      message: `${JSON.stringify(value)} is not a secret reference; write <store>/<KEY>, e.g. "openai/OPENAI_API_KEY"`,
+    });
+  }
+});
+
+/** Splits a reference the schema above accepted. */
+export function parseAgentSecretReference(reference: string): { store: string; key: string } {
+  const slash = reference.indexOf("/");
+  return { store: reference.slice(0, slash), key: reference.slice(slash + 1) };
+}
+
+/** An OpenAI-compatible API's base: http(s), no credentials, query or fragment. */
+export const agentBaseURLSchema = z.string().superRefine((value, context) => {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  const problem =
+    url === undefined
+      ? "is not a URL"
+      : url.protocol !== "http:" && url.protocol !== "https:"
+        ? "must be http:// or https://"
+        : url.username !== "" || url.password !== ""
+          ? "must not hold credentials (use apiKey: <store>/<KEY>)"
+          : url.search !== "" || url.hash !== ""
+            ? "must not have a query or a fragment"
+            : undefined;
+  if (problem !== undefined) {
+    context.addIssue({
+      code: "custom",
+      message: `model.baseURL ${problem}; write the API's base, e.g. "https://api.example.com/v1"`,
+    });
+  }
+});
+
+/** The model an agent calls: an OpenAI-compatible `chat/completions` endpoint. */
+export const agentModelSchema = z.strictObject({
+  baseURL: agentBaseURLSchema,
+  model: z.string().min(1, "model.model is empty").max(256),
+  /** The key, as `<store>/<KEY>`; absent: the model is called without Authorization. */
+  apiKey: agentSecretReferenceSchema.optional(),
+});
+
+const packageName = /^(?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/;
+// A version, a range or a dist-tag: nothing that reads as a URL, a path, git or an alias (no : / #).
+const packageRange = /^[A-Za-z0-9.^~<>=*|+ -]{1,100}$/;
+
+/** The package name of a spec the schema below accepted (`@scope/name@1.2.3` → `@scope/name`). */
+export function agentPackageName(spec: string): string {
+  const at = spec.indexOf("@", 1);
+  return at < 0 ? spec : spec.slice(0, at);
+}
+
+/** An npm spec from the registry: `name`, `name@range`, `@scope/name@1.2.3`. */
+export const agentPackageSpecSchema = z.string().superRefine((spec, context) => {
+  const name = agentPackageName(spec);
+  const range = spec.length > name.length ? spec.slice(name.length + 1) : undefined;
+  if (
+    name.length > 214 ||
+    !packageName.test(name) ||
+    (range !== undefined && !packageRange.test(range))
+  ) {
+    context.addIssue({
+      code: "custom",
+      message: `${JSON.stringify(spec)} is not a package from the registry; write "name", "name@range" or "@scope/name@1.2.3" (no URLs, paths or git)`,
+    });
+  }
+});
+
+const templateSchema = createSandboxRequestSchema.shape.template;
+
+/** `POST /v1/agents`. */
+export const createAgentRequestSchema = z.strictObject({
+  name: agentNameSchema,
+  instructions: agentInstructionsSchema.default(""),
+  model: agentModelSchema,
+  packages: z
+    .array(agentPackageSpecSchema)
+    .max(maxAgentPackages, `at most ${maxAgentPackages} packages`)
+    .default([]),
+  template: templateSchema,
+  cpuCount: cpuCountSchema.default(1),
+  memoryMB: memoryMBSchema.default(1024),
+  /** The secret store whose allowlist and secrets the agent's sandbox uses; default the apiKey's. */
+  secretStore: secretStoreNameSchema.optional(),
+  tags: sandboxTagsSchema.default({}),
+});
+
+/** `PATCH /v1/agents/{id}`: a new model restarts the agent's process. */
+export const updateAgentRequestSchema = z.strictObject({
+  instructions: agentInstructionsSchema.optional(),
+  model: agentModelSchema.optional(),
+  tags: sandboxTagsSchema.optional(),
+});
+
+export const agentStates = ["starting", "ready", "crashed", "stopped"] as const;
+export type AgentState = (typeof agentStates)[number];
+
+/** An agent as the API returns it. */
+export const agentRecordSchema = z.object({
+  id: z.string().describe("agt_ + 24 hex"),
+  name: z.string(),
+  instructions: z.string(),
+  model: z.object({
+    baseURL: z.string(),
+    model: z.string(),
+    apiKey: z.string().optional().describe("<store>/<KEY>, a reference; never the value"),
+  }),
+  packages: z.array(z.string()),
+  template: z.string(),
+  cpuCount: z.number().int(),
+  memoryMB: z.number().int(),
+  secretStore: z.string().optional(),
+  tags: z.record(z.string(), z.string()),
+  state: z.enum(agentStates),
+  sandboxId: z.string().optional().describe("the sandbox its process runs in, while it has one"),
+  restarts: z.number().int().describe("times its process was started again after a crash"),
+  lastError: z.string().optional().describe("why it crashed or could not start, the last time"),
+  tools: z.array(z.object({ name: z.string(), description: z.string() })),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+/** `GET /v1/agents`. */
+export const agentListSchema = z.object({ agents: z.array(agentRecordSchema) });
+
+export const agentLogStreams = ["stdout", "stderr", "service"] as const;
+
+/** One line of an agent's log: its core's stderr (and stray stdout), and what the service did. */
+export const agentLogLineSchema = z.object({
+  time: z.string(),
+  stream: z.enum(agentLogStreams),
+  line: z.string(),
+});
+
+/** `GET /v1/agents/{id}/logs` without follow. */
+export const agentLogsSchema = z.object({ lines: z.array(agentLogLineSchema) });
+
+export type AgentRecord = z.infer<typeof agentRecordSchema>;
+export type AgentModel = z.infer<typeof agentModelSchema>;
+export type AgentLogLine = z.infer<typeof agentLogLineSchema>;
+export type CreateAgentRequest = z.input<typeof createAgentRequestSchema>;
+export type ResolvedCreateAgentRequest = z.output<typeof createAgentRequestSchema>;
+export type UpdateAgentRequest = z.infer<typeof updateAgentRequestSchema>;

@@ -427,6 +427,23 @@ const steps: readonly string[] = [
     PRIMARY KEY (channel_id, event_id)
   ) STRICT, WITHOUT ROWID;
   `,
+  // 14: what agent channels hold besides their config: a web channel's token as its SHA-256
+  // (looked up by each request the token makes), and a webhook's or Slack channel's signing
+  // secret sealed with the master key (bound to its project and channel, and sealed again when
+  // the key is rotated, with the secret stores' values). Both go when their channel does.
+  `
+  CREATE TABLE agent_channel_tokens (
+    token_hash TEXT PRIMARY KEY,
+    channel_id TEXT NOT NULL UNIQUE REFERENCES agent_channels (id) ON DELETE CASCADE
+  ) STRICT, WITHOUT ROWID;
+
+  CREATE TABLE agent_channel_secrets (
+    channel_id TEXT PRIMARY KEY REFERENCES agent_channels (id) ON DELETE CASCADE,
+    key_id TEXT NOT NULL,
+    nonce BLOB NOT NULL,
+    ciphertext BLOB NOT NULL
+  ) STRICT;
+  `,
 ];
 
 /**

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { parseMasterKey } from "../src/sandbox/runner/secrets/master-key.js";
 import { unseal } from "../src/sandbox/runner/secrets/seal.js";
 import { ProjectStore } from "../src/server/store/projects.js";
+import { SecretVault } from "../src/server/store/secret-vault.js";
 import { runCommand } from "./helpers/run-command.js";
 import { startTestServer, type TestServer } from "./server/helpers.js";
 
@@ -72,6 +73,13 @@ describe("cairn secrets", { timeout: 60_000 }, () => {
       // Refused before the value is read, naming the argument.
       expect(refused.code).toBe(2);
       expect(refused.stderr).toContain('<KEY> "lower-case": must be 1-128 capital letters');
+      // A value too short for the proxy to scrub: refused before it is sent, not quoted.
+      const short = await cairn(["secrets", "set", "prod", "PIN"], "pw-1234\n", env);
+      expect(short).toMatchObject({ code: 2, stdout: "" });
+      expect(short.stderr).toBe(
+        "cairn secrets: no secret was set: the value is shorter than 8 characters: the egress proxy cannot keep a value this short out of the answers a sandbox reads (it would match ordinary text), so it is refused; real API keys and tokens are longer\n",
+      );
+      expect(sealedRows(t.dataDir).map((each) => each.key)).toEqual(["OPENAI_API_KEY"]);
       const removed = await cairn(["secrets", "rm", "prod", "OPENAI_API_KEY"], "", env);
       expect(removed).toMatchObject({ code: 0 });
       const empty = await cairn(["secrets", "ls", "prod"], "", env);
@@ -186,6 +194,33 @@ describe("cairn secrets", { timeout: 60_000 }, () => {
     } finally {
       await again.stop();
     }
+  });
+
+  it("lists a value stored too short by an older version as unusable, and rotates it", async () => {
+    const t = await startTestServer();
+    await t.call("POST", "/api/secret-stores", { name: "prod", allowlist: ["a.example.com"] });
+    // Written as a version that took any value did, under the service's own key.
+    const keyFile = join(t.dataDir, "master.key");
+    const db = new DatabaseSync(join(t.dataDir, "cairn.db"));
+    const projectId = (
+      db.prepare("SELECT project_id FROM secret_stores").get() as {
+        project_id: string;
+      }
+    ).project_id;
+    const master = parseMasterKey(readFileSync(keyFile, "utf8").trim(), keyFile);
+    new SecretVault(db, master).setSecret(projectId, "prod", "PIN", "4321", null);
+    db.close();
+    const listed = await cairn(["secrets", "ls", "prod"], "", serviceEnv(t));
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain(
+      'UNUSABLE: secret "PIN" of store "prod" is shorter than 8 characters, too short for the egress proxy to keep out of answers, so it is not sent; set the secret again with its full value',
+    );
+    expect(listed.stdout).not.toContain("4321");
+    await t.server.close();
+    const rotated = await cairn(["secrets", "rotate-key", "--data-dir", t.dataDir], "", {});
+    expect(rotated).toMatchObject({ code: 0, stderr: "" });
+    expect(rotated.stdout).toMatch(/^sealed 1 secret again under master key [0-9a-f]{16}/);
+    rmSync(t.dataDir, { recursive: true, force: true });
   });
 
   it("changes nothing when a value does not open, or the directory is not a service's", async () => {

@@ -22,6 +22,8 @@ interface Received {
 }
 
 const value = "sk-live-5e6f7a8b9c0d1e2f3a4b5c6d";
+// The shortest value a secret may have: any shorter the proxy could not scrub, and is refused.
+const shortestValue = "k9Qz4mWx";
 let upstream: Server;
 let upstreamPort: number;
 const received: Received[] = [];
@@ -58,6 +60,10 @@ beforeAll(async () => {
     value,
     hosts: ["api.test.internal"],
   });
+  await t.call("PUT", "/api/secret-stores/prod/secrets/SHORTEST", {
+    value: shortestValue,
+    hosts: ["api.test.internal"],
+  });
 });
 afterAll(async () => {
   await t?.stop();
@@ -73,8 +79,8 @@ async function throughProxy(sandbox: Sandbox, text: string): Promise<string> {
   return result.stdout;
 }
 
-async function placeholderIn(sandbox: Sandbox): Promise<string> {
-  return (await sandbox.run("sh", { args: ["-c", "printf %s $CAIRN_SECRET_API_KEY"] })).stdout;
+async function placeholderIn(sandbox: Sandbox, key = "API_KEY"): Promise<string> {
+  return (await sandbox.run("sh", { args: ["-c", `printf %s $CAIRN_SECRET_${key}`] })).stdout;
 }
 
 /** The body of a raw HTTP/1.1 answer, its chunked framing undone. */
@@ -157,6 +163,28 @@ describe("a sandbox's egress", () => {
       );
       expect(answerBasic).not.toContain(Buffer.from(`user:${value}`).toString("base64"));
       expect(answerBasic).not.toContain(value);
+
+      // The shortest value that can be set is scrubbed as well, as it is and inside base64.
+      const shortest = await placeholderIn(sandbox, "SHORTEST");
+      expect(shortest).toMatch(/^cairn_sealed_[0-9a-f]{32}$/);
+      const answerShortest = await throughProxy(
+        sandbox,
+        get("http://api.test.internal/shortest", { Authorization: `Bearer ${shortest}` }),
+      );
+      expect(received.at(-1)?.headers.authorization).toBe(`Bearer ${shortestValue}`);
+      expect(answerShortest).not.toContain(shortestValue);
+      expect(answerShortest).toContain(`x-echo: Bearer ${shortest}`);
+      expect(bodyOf(answerShortest)).toContain(`"authorization":"Bearer ${shortest}"`);
+      const shortestBasic = await throughProxy(
+        sandbox,
+        get("http://api.test.internal/basic", {
+          Authorization: `Basic ${Buffer.from(`user:${shortest}`).toString("base64")}`,
+        }),
+      );
+      const sentBasic = Buffer.from(`user:${shortestValue}`).toString("base64");
+      expect(received.at(-1)?.headers.authorization).toBe(`Basic ${sentBasic}`);
+      expect(shortestBasic).not.toContain(sentBasic);
+      expect(shortestBasic).not.toContain(sentBasic.slice(4, 16));
       // The bytes through the proxy count in the sandbox's usage.
       const usage = await (await t.call("GET", "/api/usage?group_by=sandbox")).json();
       const mine = usage.groups.find((group: { key: string }) => group.key === sandbox.id);

@@ -102,6 +102,10 @@ describe("the API reference", () => {
       expect.arrayContaining(["200", "201", "400", "404", "415"]),
     );
     expect(set.requestBody.content["application/json"].schema.required).toEqual(["value"]);
+    expect(set.requestBody.content["application/json"].schema.properties.value).toMatchObject({
+      minLength: 8,
+    });
+    expect(set.description).toContain("8 characters to 64 KiB");
     expect(set.parameters.map((each: { name: string }) => each.name)).toEqual(["name", "key"]);
     for (const [path, item] of Object.entries(document.paths)) {
       if (!path.startsWith("/api/secret-stores")) continue;

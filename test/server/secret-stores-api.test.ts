@@ -9,6 +9,7 @@ import { startTestServer, type TestServer } from "./helpers.js";
 
 const openAiKey = "sk-live-7c4f0e1b2a9d8e6f5c3b1a0d9e8f7a6b";
 const otherKey = "other-project-key-123456";
+const tokenValue = "tok_4f9a2c7e1b8d";
 
 /** Every stored row of the secret tables, to show a refused request changed nothing. */
 function storedRows(dataDir: string): unknown {
@@ -165,13 +166,23 @@ describe("/api/secret-stores", () => {
       ["POST", store, allow("bücher.example"), "xn--bcher-kva.example"],
       ["POST", store, allow("a..com"), "allowlist[1]"],
       ["POST", store, allow("-a.com"), "allowlist[1]"],
-      ["PUT", "/api/secret-stores/strict/secrets/lower", { value: "v" }, 'key "lower" in the path'],
-      ["PUT", "/api/secret-stores/strict/secrets/1KEY", { value: "v" }, 'key "1KEY" in the path'],
-      ["PUT", `/api/secret-stores/strict/secrets/${"K".repeat(129)}`, { value: "v" }, "key"],
+      [
+        "PUT",
+        "/api/secret-stores/strict/secrets/lower",
+        { value: tokenValue },
+        'key "lower" in the path',
+      ],
+      [
+        "PUT",
+        "/api/secret-stores/strict/secrets/1KEY",
+        { value: tokenValue },
+        'key "1KEY" in the path',
+      ],
+      ["PUT", `/api/secret-stores/strict/secrets/${"K".repeat(129)}`, { value: tokenValue }, "key"],
       [
         "PUT",
         "/api/secret-stores/Strict/secrets/KEY",
-        { value: "v" },
+        { value: tokenValue },
         'store "Strict" in the path',
       ],
       ["PUT", secret, {}, 'field "value"'],
@@ -182,13 +193,16 @@ describe("/api/secret-stores", () => {
       // 40,000 characters, 80,000 bytes: the limit is in bytes.
       ["PUT", secret, { value: "é".repeat(40_000) }, 'field "value": the value is over 64 KiB'],
       ["PUT", secret, '{"value": "a\\ud800b"}', 'field "value": the value is not valid Unicode'],
-      ["PUT", secret, { value: "v", hosts: [] }, 'field "hosts"'],
-      ["PUT", secret, { value: "v", hosts: ["a.example.com", "http://b"] }, "hosts[1]"],
-      ["PUT", secret, { value: "v", Value: "w" }, 'field "Value"'],
+      ["PUT", secret, { value: tokenValue, hosts: [] }, 'field "hosts"'],
+      ["PUT", secret, { value: tokenValue, hosts: ["a.example.com", "http://b"] }, "hosts[1]"],
+      ["PUT", secret, { value: tokenValue, Value: "w" }, 'field "Value"'],
       [
         "PUT",
         secret,
-        { value: "v", hosts: ["api.example.com", "evil.com", "example.com", "*.example.com:8443"] },
+        {
+          value: tokenValue,
+          hosts: ["api.example.com", "evil.com", "example.com", "*.example.com:8443"],
+        },
         "hosts: evil.com, example.com, *.example.com:8443 are not on the store's allowlist (*.example.com)",
       ],
       [
@@ -217,9 +231,45 @@ describe("/api/secret-stores", () => {
     const set = await t.call("PUT", "/api/secret-stores/sizes/secrets/LARGEST", { value: largest });
     expect(set.status).toBe(201);
     const emoji = await t.call("PUT", "/api/secret-stores/sizes/secrets/EMOJI", {
-      value: "🔑 ключ",
+      value: "🔑 ключ-2024",
     });
     expect(emoji.status).toBe(201);
+  });
+
+  it("refuses a value under 8 characters, which the proxy could not scrub, changing nothing", async () => {
+    await t.call("POST", "/api/secret-stores", { name: "lengths", allowlist: ["a.example.com"] });
+    const kept = await t.call("PUT", "/api/secret-stores/lengths/secrets/KEPT", {
+      value: tokenValue,
+    });
+    expect(kept.status).toBe(201);
+    const before = storedRows(t.dataDir);
+    const storeBefore = await (await t.call("GET", "/api/secret-stores/lengths")).json();
+    // Seven characters, as a new secret and over one that exists; four of two UTF-16 units
+    // each: characters are counted, not units.
+    for (const [key, value] of [
+      ["NEW", "pw-1234"],
+      ["KEPT", "pw-1234"],
+      ["NEW", "🔑🔑🔑🔑"],
+    ] as const) {
+      const refused = await t.call("PUT", `/api/secret-stores/lengths/secrets/${key}`, { value });
+      expect(refused.status, `${key} ${value}`).toBe(400);
+      const text = await refused.text();
+      expect(text).not.toContain(value);
+      expect(JSON.parse(text)).toEqual({
+        error: "invalid_request",
+        message:
+          'field "value": the value is shorter than 8 characters: the egress proxy cannot keep a value this short out of the answers a sandbox reads (it would match ordinary text), so it is refused; real API keys and tokens are longer',
+      });
+    }
+    expect(storedRows(t.dataDir)).toEqual(before);
+    expect(await (await t.call("GET", "/api/secret-stores/lengths")).json()).toEqual(storeBefore);
+    expect(storeBefore.secrets.map((secret: { key: string }) => secret.key)).toEqual(["KEPT"]);
+    // Eight characters are taken, and usable.
+    for (const value of ["pw-12345", "ключ-пин"]) {
+      const set = await t.call("PUT", "/api/secret-stores/lengths/secrets/EIGHT", { value });
+      expect(set.status, value).toBeLessThan(300);
+      expect((await set.json()).problem).toBeNull();
+    }
   });
 
   it("never quotes a value back, even from a body that is not JSON", async () => {
@@ -252,7 +302,7 @@ describe("/api/secret-stores", () => {
       ["GET", "/api/secret-stores/nope", undefined],
       ["PATCH", "/api/secret-stores/nope", { allowlist: ["a.com"] }],
       ["DELETE", "/api/secret-stores/nope", undefined],
-      ["PUT", "/api/secret-stores/nope/secrets/KEY", { value: "v" }],
+      ["PUT", "/api/secret-stores/nope/secrets/KEY", { value: tokenValue }],
       ["DELETE", "/api/secret-stores/nope/secrets/KEY", undefined],
     ] as const) {
       const response = await t.call(method, path, body);
@@ -274,7 +324,7 @@ describe("/api/secret-stores", () => {
     for (const [method, path, body] of [
       ["PATCH", "/api/secret-stores/prod", { allowlist: ["evil.example"] }],
       ["DELETE", "/api/secret-stores/prod", undefined],
-      ["PUT", "/api/secret-stores/prod/secrets/STOLEN", { value: "v" }],
+      ["PUT", "/api/secret-stores/prod/secrets/STOLEN", { value: tokenValue }],
       ["PUT", "/api/secret-stores/prod/secrets/OPENAI_API_KEY", { value: "overwritten" }],
       ["DELETE", "/api/secret-stores/prod/secrets/OPENAI_API_KEY", undefined],
     ] as const) {
@@ -296,7 +346,7 @@ describe("/api/secret-stores", () => {
   it("narrows an allowlist only where no secret's hosts would fall outside it", async () => {
     await t.call("POST", "/api/secret-stores", { name: "narrow", allowlist: ["*.example.com"] });
     await t.call("PUT", "/api/secret-stores/narrow/secrets/KEY", {
-      value: "v",
+      value: tokenValue,
       hosts: ["api.example.com", "*.eu.example.com"],
     });
     const before = storedRows(t.dataDir);
@@ -318,12 +368,12 @@ describe("/api/secret-stores", () => {
       allowlist: ["a.example.com:80", "a.example.com:443", "b.example.com:443"],
     });
     const both = await t.call("PUT", "/api/secret-stores/ports/secrets/A", {
-      value: "v",
+      value: tokenValue,
       hosts: ["a.example.com"],
     });
     expect(both.status).toBe(201);
     const one = await t.call("PUT", "/api/secret-stores/ports/secrets/B", {
-      value: "v",
+      value: tokenValue,
       hosts: ["b.example.com"],
     });
     expect(one.status).toBe(400);
@@ -514,9 +564,17 @@ describe("SecretStores (cairn-ai/sandbox)", () => {
         ["NPM_TOKEN", ["registry.npmjs.org"]],
       ]);
       expect(JSON.stringify(await stores.list())).not.toContain("0123456789");
-      await expect(stores.setSecret("ci", "BAD", "v", { hosts: ["npmjs.com"] })).rejects.toThrow(
-        /not on the store's allowlist/,
-      );
+      await expect(
+        stores.setSecret("ci", "BAD", "npm_abcdef0123", { hosts: ["npmjs.com"] }),
+      ).rejects.toThrow(/not on the store's allowlist/);
+      // A value too short to scrub: the service's 400, its reason, and not the value.
+      const short = stores.setSecret("ci", "PIN", "9f3k2q7");
+      await expect(short).rejects.toMatchObject({
+        code: "invalid_request",
+        status: 400,
+        message: expect.stringContaining("the value is shorter than 8 characters"),
+      });
+      await expect(short).rejects.not.toThrow(/9f3k2q7/);
       await expect(stores.create("ci", { allowlist: ["a.com"] })).rejects.toMatchObject({
         code: "conflict",
         status: 409,

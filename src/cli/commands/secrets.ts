@@ -4,7 +4,11 @@ import { createInterface } from "node:readline";
 import { Writable } from "node:stream";
 import type { z } from "zod";
 import { environment } from "../../core/config.js";
-import { secretKeySchema, secretStoreNameSchema } from "../../core/wire/secrets.js";
+import {
+  secretKeySchema,
+  secretStoreNameSchema,
+  secretValueSchema,
+} from "../../core/wire/secrets.js";
 import { describeIssues } from "../../core/zod-message.js";
 import { SecretStores } from "../../sandbox/client/secret-stores.js";
 import {
@@ -60,6 +64,14 @@ export async function setSecret(
   argument(secretKeySchema, key, "<KEY>");
   const value = input.isTTY === true ? await promptHidden(`${key}: `, input) : await readAll(input);
   if (value === "") throw new UsageError("no value: pipe it in, or type it at the prompt");
+  // Checked as the service checks it, so that a value it would refuse is not sent; the message
+  // never quotes it.
+  const checked = secretValueSchema.safeParse(value);
+  if (!checked.success) {
+    throw new UsageError(`no secret was set: ${describeIssues(checked.error)}`, {
+      showHelp: false,
+    });
+  }
   await new SecretStores(connectionFrom(options)).setSecret(store, key, value, {
     ...(options.host === undefined ? {} : { hosts: options.host }),
   });
@@ -93,7 +105,7 @@ export async function listStores(
       `  ${secret.key}`,
       secret.hosts === null ? "(the allowlist)" : secret.hosts.join(", "),
       formatTime(secret.updatedAt),
-      secret.problem === null ? "" : `UNREADABLE: ${secret.problem}`,
+      secret.problem === null ? "" : `UNUSABLE: ${secret.problem}`,
     ]);
     write(formatTable(["  key", "hosts", "updated", ""], rows));
   }

@@ -45,7 +45,7 @@ export function addSecretsCommand(program: CairnCommand): void {
     command
       .command("set")
       .description(
-        "Sets a secret. The value is read from standard input when it is piped (one trailing newline dropped), else asked for without echo.",
+        "Sets a secret. The value (8 characters to 64 KiB: anything shorter the egress proxy could not keep out of answers) is read from standard input when it is piped (one trailing newline dropped), else asked for without echo.",
       )
       .argument("<store>", "the store")
       .argument("<KEY>", "the secret's key; sandboxes see CAIRN_SECRET_<KEY>")

@@ -19,16 +19,30 @@ export const secretKeySchema = z
 /** The largest secret value, in bytes of UTF-8. */
 export const maxSecretValueBytes = 65_536;
 
+/**
+ * The shortest secret value, and the shortest text the egress proxy scrubs from answers. Shorter
+ * text occurs by chance in ordinary answers, so scrubbing it would mangle them; a value that
+ * short could then come back to the sandbox from an upstream that echoes it, so it is refused
+ * when set. One constant for both, so that every value that can be set is scrubbed: the schema
+ * counts characters (code points, as JSON Schema's minLength), the proxy UTF-16 units, which are
+ * never fewer.
+ */
+export const minSecretValueLength = 8;
+
 // A lone surrogate has no UTF-8 form: stored, it would silently become U+FFFD.
 const loneSurrogate = /[\uD800-\uDFFF]/u;
 
 /**
- * A secret's value: 1 byte to 64 KiB of UTF-8, no NUL. The messages never quote it: an answer
- * that refuses a value must not carry it back.
+ * A secret's value: 8 characters to 64 KiB of UTF-8, no NUL. The messages never quote it: an
+ * answer that refuses a value must not carry it back.
  */
 export const secretValueSchema = z
   .string()
-  .min(1, "the value is empty")
+  .min(1, { error: "the value is empty", abort: true })
+  .min(
+    minSecretValueLength,
+    `the value is shorter than ${minSecretValueLength} characters: the egress proxy cannot keep a value this short out of the answers a sandbox reads (it would match ordinary text), so it is refused; real API keys and tokens are longer`,
+  )
   .refine((value) => !value.includes("\0"), "the value contains a NUL character")
   .refine(
     (value) => !loneSurrogate.test(value),
@@ -72,7 +86,7 @@ export const secretInfoSchema = z.object({
     .string()
     .nullable()
     .describe(
-      "why the value cannot be decrypted (another master key, changed bytes); null when it can",
+      `why sandboxes cannot use the value: it cannot be decrypted (another master key, changed bytes), or it is shorter than ${minSecretValueLength} characters (set before such values were refused); null when they can`,
     ),
 });
 

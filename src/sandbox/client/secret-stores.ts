@@ -64,7 +64,9 @@ export class SecretStores {
    * Sets a secret, or replaces its value: sandboxes using the store keep their placeholder and
    * get the new value from their next request. `hosts`: where the proxy may use it, inside the
    * store's allowlist; default the whole allowlist. Resolves with the secret as stored, without
-   * its value.
+   * its value. A value is 8 characters to 64 KiB: a shorter one rejects with an
+   * `ApiRequestError` (`invalid_request`, 400) saying why, as the egress proxy could not keep it
+   * out of the answers a sandbox reads.
    */
   async setSecret(
     store: string,

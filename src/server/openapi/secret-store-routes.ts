@@ -4,6 +4,7 @@ import {
   createSecretStoreRequestSchema,
   deletedSecretSchema,
   deletedSecretStoreSchema,
+  minSecretValueLength,
   secretKeySchema,
   secretStoreListSchema,
   secretStoreNameSchema,
@@ -88,7 +89,7 @@ export function secretStoreRoutes(errors: ErrorResponses, common: object): Route
       method: "put",
       path: "/api/secret-stores/{name}/secrets/{key}",
       summary: "Set a secret, or replace its value",
-      description: `The value is sealed with AES-256-GCM under the service's master key and never returned. Sandboxes using the store get CAIRN_SECRET_<key>=cairn_sealed_… (a placeholder bound to each sandbox); the proxy puts the value into request headers for the secret's hosts only. Replacing a value keeps the placeholders of running sandboxes. hosts: where the value may be sent, inside the store's allowlist (default: all of it). A value is 1 byte to 64 KiB of UTF-8 without NUL; a refusal never quotes it. ${hostPatterns}`,
+      description: `The value is sealed with AES-256-GCM under the service's master key and never returned. Sandboxes using the store get CAIRN_SECRET_<key>=cairn_sealed_… (a placeholder bound to each sandbox); the proxy puts the value into request headers for the secret's hosts only. Replacing a value keeps the placeholders of running sandboxes. hosts: where the value may be sent, inside the store's allowlist (default: all of it). A value is ${minSecretValueLength} characters to 64 KiB of UTF-8 without NUL: a shorter one is refused, as the egress proxy cannot keep a value that short out of the answers a sandbox reads (it would match ordinary text); real API keys and tokens are longer. A refusal never quotes the value. ${hostPatterns}`,
       request: { params: secret, ...body(setSecretRequestSchema) },
       responses: {
         201: json(setSecretAnswerSchema, "set: a new secret"),

@@ -155,6 +155,46 @@ describe("the vault's egress policy", () => {
   });
 });
 
+describe("a value too short to scrub, stored before such values were refused", () => {
+  // The vault takes any value (the API refuses short ones before it is called), as rows written
+  // by an older version hold them.
+  beforeEach(() => {
+    vault.setSecret("prj_a", "prod", "PIN", "1234", null);
+  });
+
+  it("is listed with a problem that names it, never the value", () => {
+    const secrets = vault.get("prj_a", "prod")?.secrets ?? [];
+    expect(secrets.map((secret) => [secret.key, secret.problem])).toEqual([
+      ["API_KEY", null],
+      ["ORG_KEY", null],
+      [
+        "PIN",
+        'secret "PIN" of store "prod" is shorter than 8 characters, too short for the egress proxy to keep out of answers, so it is not sent; set the secret again with its full value',
+      ],
+    ]);
+  });
+
+  it("is in the policy as it is (the proxy refuses to send it), and survives a key rotation", () => {
+    const id = sandbox("prj_a", "prod");
+    expect(vault.policyFor(id)?.secrets.map((each) => each.value)).toEqual([
+      "sk-value-a",
+      "org-value",
+      "1234",
+    ]);
+    expect(vault.rotate(newMasterKey("next"))).toBe(3);
+    expect(vault.policyFor(id)?.secrets.map((each) => each.value)).toEqual([
+      "sk-value-a",
+      "org-value",
+      "1234",
+    ]);
+    // Set again with a real value, it is usable.
+    vault.setSecret("prj_a", "prod", "PIN", "1234-5678-9012", null);
+    expect(vault.get("prj_a", "prod")?.secrets.every((secret) => secret.problem === null)).toBe(
+      true,
+    );
+  });
+});
+
 describe("a key rotation cut short", () => {
   // cairn secrets rotate-key writes master.key.next, seals every value again in one
   // transaction, then renames the file: a start after a cut at either step is consistent.

@@ -1,7 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, renameSync, rmSync } from "node:fs";
 import type { DatabaseSync } from "node:sqlite";
-import { type SandboxEgressPolicy, secretEnvironment } from "../../sandbox/runner/egress/policy.js";
+import { minSecretValueLength } from "../../core/wire/secrets.js";
+import {
+  type SandboxEgressPolicy,
+  scrubbable,
+  secretEnvironment,
+} from "../../sandbox/runner/egress/policy.js";
 import {
   type MasterKey,
   masterKeyFile,
@@ -23,7 +28,10 @@ export interface SecretInfo {
   readonly hosts: readonly string[] | null;
   readonly createdAt: string;
   readonly updatedAt: string;
-  /** Why the value cannot be opened (another master key, changed bytes); null when it can. */
+  /**
+   * Why sandboxes cannot use the value: it cannot be opened (another master key, changed bytes),
+   * or it is too short to scrub (set before such values were refused); null when they can.
+   */
   readonly problem: string | null;
 }
 
@@ -275,13 +283,18 @@ export class SecretVault {
 
   // Opening the value is the only way to know it opens; the value is dropped at once.
   private problemOf(projectId: string, row: SecretRow): string | null {
+    let value: string;
     try {
-      unseal(this.master, this.address(projectId, row), sealedOf(row));
-      return null;
+      value = unseal(this.master, this.address(projectId, row), sealedOf(row));
     } catch (error) {
       if (error instanceof UnsealError) return error.message;
       throw error;
     }
+    // Set before such values were refused: the proxy will not send it (substitute.ts).
+    if (!scrubbable(value)) {
+      return `secret "${row.key}" of store "${row.store}" is shorter than ${minSecretValueLength} characters, too short for the egress proxy to keep out of answers, so it is not sent; set the secret again with its full value`;
+    }
+    return null;
   }
 
   private storeRow(projectId: string, name: string): StoreRow | undefined {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { minSecretValueLength } from "../../../core/wire/secrets.js";
 import { isPublicAddress, vetTarget } from "./addresses.js";
 import { allowedBy, parseHostPattern } from "./host-pattern.js";
-import type { SandboxEgressPolicy } from "./policy.js";
+import type { SandboxEgressPolicy, SandboxSecret } from "./policy.js";
 import { Scrubber, scrubBytes, scrubPatterns } from "./scrub.js";
 import { placeholderInUrl, substituteHeaders } from "./substitute.js";
 
@@ -140,6 +141,33 @@ describe("substitution", () => {
     expect(placeholderInUrl("/x?k=1")).toBeUndefined();
   });
 
+  it("never puts in a value too short to scrub (one stored before such values were refused)", () => {
+    const secret = policy.secrets[0] as SandboxSecret;
+    const headers = { authorization: `Bearer ${secret.placeholder}` };
+    const short = "x".repeat(minSecretValueLength - 1);
+    const legacy = { ...policy, secrets: [{ ...secret, value: short }] };
+    // An answer that echoed it would keep it...
+    expect(scrubPatterns(legacy).map((pattern) => pattern.find.toString())).not.toContain(short);
+    // ...so a request that carries its placeholder is refused, naming the secret, not the value.
+    const refused = substituteHeaders(headers, legacy, "api.example.com", 443);
+    expect(refused).toEqual({
+      refused: expect.stringContaining(
+        "the request to api.example.com carries the placeholder of secret API_KEY, whose value is shorter than 8 characters",
+      ),
+    });
+    expect(JSON.stringify(refused)).not.toContain(short);
+    // A request without it goes on; one character more is put in.
+    expect(substituteHeaders({ accept: "*/*" }, legacy, "api.example.com", 443)).toEqual({
+      headers: { accept: "*/*" },
+      used: [],
+    });
+    const shortest = { ...policy, secrets: [{ ...secret, value: `${short}y` }] };
+    expect(substituteHeaders(headers, shortest, "api.example.com", 443)).toEqual({
+      headers: { authorization: `Bearer ${short}y` },
+      used: ["API_KEY"],
+    });
+  });
+
   it("scrubs every form of the value from an answer, across chunk boundaries", () => {
     const value = policy.secrets[0]?.value as string;
     const echoed = [
@@ -161,6 +189,31 @@ describe("substitution", () => {
     expect(text).not.toContain(Buffer.from(value).toString("base64").slice(4, 24));
     expect(text).not.toContain(Buffer.from(`user:${value}`).toString("base64").slice(8, 28));
     expect(text).toContain(policy.secrets[0]?.placeholder);
+  });
+
+  it("scrubs a value of the shortest length that can be set, also inside longer base64", () => {
+    const value = "k9Qz4mWx";
+    expect(value).toHaveLength(minSecretValueLength);
+    const shortest: SandboxEgressPolicy = {
+      ...policy,
+      secrets: [{ ...(policy.secrets[0] as SandboxSecret), value }],
+    };
+    // `user:`, `usr:` and `us:` put the value at each of the three alignments of base64.
+    const encoded = ["user:", "usr:", "us:"].map((user) =>
+      Buffer.from(`${user}${value}`).toString("base64"),
+    );
+    const echoed = [value, encodeURIComponent(value), ...encoded].join(" | ");
+    const text = scrubBytes(Buffer.from(echoed), scrubPatterns(shortest)).toString();
+    expect(text).not.toContain(value);
+    const pieces = text.split(" | ").slice(2);
+    expect(pieces).toHaveLength(3);
+    for (const piece of pieces) {
+      // What is left of the value: its last bytes at most, never three in a row.
+      const decoded = Buffer.from(piece.replace(/\*/g, "A"), "base64");
+      for (let start = 0; start + 3 <= value.length; start++) {
+        expect(decoded.includes(value.slice(start, start + 3)), piece).toBe(false);
+      }
+    }
   });
 
   it("scrubs a long body cut anywhere as it scrubs it whole", () => {

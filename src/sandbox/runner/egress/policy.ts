@@ -2,6 +2,8 @@
 // egress proxy (which enforces them). The proxy asks for the policy on every request, so a
 // deleted secret, a changed allowlist or a stopped sandbox takes effect at once.
 
+import { minSecretValueLength } from "../../../core/wire/secrets.js";
+
 /** A secret as the proxy may use it for one sandbox. The plaintext never leaves the host. */
 export interface SandboxSecret {
   /** The secret's key in its store (`OPENAI_API_KEY`); the sandbox sees `CAIRN_SECRET_<key>`. */
@@ -49,4 +51,13 @@ export function secretEnvironment(
     environment[`CAIRN_SECRET_${secret.key}`] = secret.placeholder;
   }
   return environment;
+}
+
+/**
+ * Whether the proxy scrubs `text` from answers: shorter text would match ordinary answers. A
+ * secret whose value is not (one set before such values were refused) is never put into a
+ * request, as an upstream that echoed it would hand it to the sandbox.
+ */
+export function scrubbable(text: string): boolean {
+  return text.length >= minSecretValueLength;
 }

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http";
 import { PatternFinder } from "./pattern-finder.js";
-import type { SandboxEgressPolicy, SandboxSecret } from "./policy.js";
+import { type SandboxEgressPolicy, type SandboxSecret, scrubbable } from "./policy.js";
 import { hopByHop } from "./substitute.js";
 
 /** A text to find in responses, and what it becomes. */
@@ -13,14 +13,15 @@ export interface ScrubPattern {
  * What a secret looks like in a response that echoes it: the value, its JSON-escaped and
  * percent-encoded forms, and its base64 (standard and URL-safe) at each of the three alignments
  * it can have inside longer base64 (`Authorization: Basic` of user:value echoed back). Each
- * becomes the placeholder, or, for the middle of a longer base64 text, a run of `*`.
+ * becomes the placeholder, or, for the middle of a longer base64 text, a run of `*`. A form
+ * shorter than the shortest value that can be set is left: it would match ordinary text.
  */
 function patternsOf(secret: SandboxSecret): ScrubPattern[] {
   const value = Buffer.from(secret.value, "utf8");
   const placeholder = Buffer.from(secret.placeholder, "utf8");
   const patterns = new Map<string, Buffer>();
   const add = (find: string, replace: Buffer) => {
-    if (find.length >= 8 && !patterns.has(find)) patterns.set(find, replace);
+    if (scrubbable(find) && !patterns.has(find)) patterns.set(find, replace);
   };
   add(secret.value, placeholder);
   add(JSON.stringify(secret.value).slice(1, -1), placeholder);
@@ -39,7 +40,7 @@ function patternsOf(secret: SandboxSecret): ScrubPattern[] {
     const endBytes = padded.length - (padded.length % 3);
     const stable = encoded.slice(start, (endBytes / 3) * 4);
     for (const form of [stable, toUrlSafe(stable)]) {
-      if (form.length >= 16) add(form, Buffer.from("*".repeat(form.length)));
+      add(form, Buffer.from("*".repeat(form.length)));
     }
   }
   return [...patterns].map(([find, replace]) => ({ find: Buffer.from(find, "utf8"), replace }));

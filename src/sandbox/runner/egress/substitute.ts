@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http";
+import { minSecretValueLength } from "../../../core/wire/secrets.js";
 import { allowedBy } from "./host-pattern.js";
-import type { SandboxEgressPolicy } from "./policy.js";
+import { type SandboxEgressPolicy, scrubbable } from "./policy.js";
 
 /** Any Cairn placeholder, this sandbox's or not. */
 const anyPlaceholder = /cairn_sealed_[0-9a-f]{32}/;
@@ -80,6 +81,11 @@ function replaceIn(
     if (!allowedBy(secret.hosts, host, port)) {
       return {
         refused: `the request to ${host} carries the placeholder of secret ${secret.key}, which may only be sent to ${secret.hosts.join(", ")}`,
+      };
+    }
+    if (!scrubbable(secret.value)) {
+      return {
+        refused: `the request to ${host} carries the placeholder of secret ${secret.key}, whose value is shorter than ${minSecretValueLength} characters: too short to keep out of the answer, so it is not sent; set the secret again with its full value (cairn secrets set)`,
       };
     }
     text = text.split(secret.placeholder).join(secret.value);

@@ -24,6 +24,7 @@ import { type BatchIngester, inProcessIngester } from "./ingest/batch-ingester.j
 import { ingestWorkerCount, WorkerIngester } from "./ingest/worker-ingester.js";
 import { type SandboxOptions, startSandboxService } from "./sandboxes/index.js";
 import type { EgressOptions } from "./sandboxes/service.js";
+import { withSandboxService } from "./sandboxes/service-of.js";
 import { urlSigningKey } from "./sandboxes/url-signing.js";
 import { DataDirectoryLock } from "./store/data-directory-lock.js";
 import { openDatabase } from "./store/database.js";
@@ -269,7 +270,7 @@ async function startParts(
   const address = server.address() as AddressInfo;
   const urlHost = host.includes(":") ? `[${host}]` : host;
   let closed: Promise<void> | undefined;
-  return {
+  return withSandboxService(sandboxes, {
     url: `http://${urlHost}:${address.port}`,
     port: address.port,
     dataDir,
@@ -305,7 +306,7 @@ async function startParts(
       });
       return closed;
     },
-  };
+  });
 }
 
 type AdapterWebSocketServer = NonNullable<Parameters<typeof serve>[0]["websocket"]>["server"];

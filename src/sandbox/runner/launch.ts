@@ -3,6 +3,7 @@ import { existsSync, lstatSync, readdirSync, readlinkSync, statSync } from "node
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
+import type { SandboxMount } from "./mounts.js";
 import { sandboxEtcFiles, sandboxUser } from "./sandbox-etc.js";
 import type { RunnerTemplate } from "./templates.js";
 
@@ -30,6 +31,8 @@ export interface LaunchSpec {
   readonly filter: Uint8Array;
   /** Files of /etc beyond the base ones (the egress CA bundle), by path under /etc. */
   readonly etcFiles?: Readonly<Record<string, string>> | undefined;
+  /** Host paths bound read-only under /opt/cairn (checked: mounts.ts). */
+  readonly mounts?: readonly SandboxMount[] | undefined;
 }
 
 /** The files of /etc a sandbox gets from bytes: none for a root filesystem image (its own). */
@@ -120,6 +123,7 @@ export function bwrapArguments(spec: LaunchSpec): string[] {
   args.push(...sized(spec, Math.min(spec.tmpSizeMB, shmMaxMB) * mebibyte), "--tmpfs", "/dev/shm");
   args.push(...sized(spec, spec.tmpSizeMB * mebibyte), "--tmpfs", "/tmp");
   args.push("--bind", spec.workspace, "/workspace", "--chdir", "/workspace");
+  for (const mount of spec.mounts ?? []) args.push("--ro-bind", mount.hostPath, mount.sandboxPath);
   // Nothing else is writable: not the root, not /dev.
   args.push("--remount-ro", "/dev", "--remount-ro", "/");
   args.push("--clearenv", "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin");
@@ -138,7 +142,16 @@ function rootArguments(spec: LaunchSpec): string[] {
   if (spec.template.root.kind === "rootfs") {
     // Each top-level entry on its own over an empty root, so that the mount points bwrap needs
     // (/proc, /dev, /tmp, /workspace) can be made even though the image is read-only.
-    return topLevel(spec.template.root.path, ["proc", "dev", "tmp", "workspace"]);
+    const root = spec.template.root.path;
+    if ((spec.mounts ?? []).length === 0 || !isFolder(join(root, "opt"))) {
+      return topLevel(root, ["proc", "dev", "tmp", "workspace"]);
+    }
+    // The image's /opt read-only would leave no way to make /opt/cairn for the mounts: its
+    // entries go one by one over a fresh /opt instead, as the root's do.
+    return [
+      ...topLevel(root, ["proc", "dev", "tmp", "workspace", "opt"]),
+      ...topLevel(join(root, "opt"), ["cairn"], undefined, "/opt"),
+    ];
   }
   const args = [
     "--ro-bind",
@@ -156,8 +169,13 @@ function rootArguments(spec: LaunchSpec): string[] {
   return args;
 }
 
-/** Binds (read-only) or links the entries of `root` at the top of the sandbox. */
-function topLevel(root: string, skip: readonly string[], only?: readonly string[]): string[] {
+/** Binds (read-only) or links the entries of `root` at the top of the sandbox (or `under`). */
+function topLevel(
+  root: string,
+  skip: readonly string[],
+  only?: readonly string[],
+  under = "",
+): string[] {
   const args: string[] = [];
   const names = only ?? readdirSync(root);
   for (const name of names) {
@@ -169,8 +187,8 @@ function topLevel(root: string, skip: readonly string[], only?: readonly string[
     } catch {
       continue;
     }
-    if (stats.isSymbolicLink()) args.push("--symlink", readlinkSync(path), `/${name}`);
-    else args.push("--ro-bind", path, `/${name}`);
+    if (stats.isSymbolicLink()) args.push("--symlink", readlinkSync(path), `${under}/${name}`);
+    else args.push("--ro-bind", path, `${under}/${name}`);
   }
   return args;
 }

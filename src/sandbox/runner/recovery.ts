@@ -18,7 +18,9 @@ export const runtimeFolderPrefix = "cairn-";
  * Removes whatever an earlier run left, however it ended (closed, killed with -9, killed between
  * two steps of a stop): thaws, kills and removes the runner's cgroups; unmounts the workspaces,
  * detaches their loop devices and deletes their images, in the runner's own runtime folder and
- * in those of other runners whose process is gone. Throws a SandboxError that lists what could
+ * in those of other runners whose process is gone. Kept workspaces (an agent's) are only
+ * unmounted: their images and folders live outside the runtime folder, and nothing is deleted
+ * through a mount that could not be removed. Throws a SandboxError that lists what could
  * not be removed, so that the service can say so rather than run sandboxes over the debris.
  */
 export async function recoverRunner(options: {
@@ -75,7 +77,10 @@ async function removeRuntimeFolder(folder: string): Promise<string | undefined> 
   for (const device of await loopDevicesUnder(folder)) {
     await run("losetup", ["-d", device], { env: toolEnv }).catch(() => undefined);
   }
-  await rm(folder, { recursive: true, force: true }).catch(() => undefined);
+  // Never through a mount left in place: a kept workspace (an agent's) would be emptied.
+  if ((await mountsUnder(folder)).length === 0) {
+    await rm(folder, { recursive: true, force: true }).catch(() => undefined);
+  }
   const mounts = await mountsUnder(folder);
   const devices = await loopDevicesUnder(folder);
   const remaining = await readdir(folder).then(
@@ -102,12 +107,21 @@ export async function mountsUnder(folder: string): Promise<string[]> {
 }
 
 /** Loop devices (/dev/loopN) whose backing file is below `folder`, deleted or not. */
-export async function loopDevicesUnder(folder: string): Promise<string[]> {
+export function loopDevicesUnder(folder: string): Promise<string[]> {
+  return loopDevicesWhere((backing) => backing.startsWith(`${folder}/`));
+}
+
+/** Loop devices (/dev/loopN) whose backing file is `file` (a kept workspace's image). */
+export function loopDevicesOf(file: string): Promise<string[]> {
+  return loopDevicesWhere((backing) => backing === file);
+}
+
+async function loopDevicesWhere(matches: (backing: string) => boolean): Promise<string[]> {
   const devices: string[] = [];
   for (const name of await readdir("/sys/block").catch(() => [] as string[])) {
     if (!name.startsWith("loop")) continue;
     const backing = await readFile(`/sys/block/${name}/loop/backing_file`, "utf8").catch(() => "");
-    if (backing.startsWith(`${folder}/`)) devices.push(`/dev/${name}`);
+    if (matches(backing.replace(/\n$/, ""))) devices.push(`/dev/${name}`);
   }
   return devices;
 }

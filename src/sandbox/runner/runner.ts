@@ -14,18 +14,29 @@ import type { ExecRecord } from "../../core/wire/exec-protocol.js";
 import type { ResolvedExecRequest } from "../../core/wire/exec-request.js";
 import type { SandboxRecord, SandboxStatus } from "../../core/wire/sandbox.js";
 import { Admission, type CapacityOptions, type Holding } from "./admission.js";
+import { formatHostPattern, parseHostPattern } from "./egress/host-pattern.js";
 import type { EgressAttachment, SandboxEgress } from "./egress/sandbox-egress.js";
 import { ExecSession } from "./exec/exec-session.js";
 import { OutputBudget } from "./exec/output-buffer.js";
+import { type KeptWorkspace, keptWorkspacePath } from "./kept-workspace.js";
 import {
   defaultRunnerLimits,
   finishedExecsKept,
   type LiveSandbox,
   type RunnerLimits,
 } from "./live-sandbox.js";
+import { checkMounts, type SandboxMount } from "./mounts.js";
 import { recoverRunner } from "./recovery.js";
-import { type Booted, type RunnerHost, SandboxLauncher } from "./sandbox-launcher.js";
+import {
+  type BootExtras,
+  type Booted,
+  type RunnerHost,
+  SandboxLauncher,
+} from "./sandbox-launcher.js";
 import type { RunnerTemplate } from "./templates.js";
+
+export type { KeptWorkspace } from "./kept-workspace.js";
+export type { SandboxMount } from "./mounts.js";
 
 /** Where the runner keeps sandboxes (the store's SandboxStore satisfies it). */
 export interface SandboxRecords {
@@ -94,30 +105,6 @@ export interface CreateOptions {
   readonly workspace?: KeptWorkspace | undefined;
 }
 
-/** A host file or folder bound read-only into a sandbox. */
-export interface SandboxMount {
-  /**
-   * Absolute path on the host. Must exist and be readable by the sandbox's unprivileged host
-   * uid: every folder on the way searchable by others (`o+x`), the file readable (`o+r`, and
-   * `o+x` for a folder), as that uid is in no group.
-   */
-  readonly hostPath: string;
-  /** Absolute and normalized (no `.`, `..`, `//` or trailing `/`), `/opt/cairn` or below it. */
-  readonly sandboxPath: string;
-}
-
-/** Where a sandbox's kept /workspace lives on the host. */
-export interface KeptWorkspace {
-  /**
-   * Absolute host path, made at first use: where the runner enforces disk sizes (root, loop
-   * devices) an ext4 image file of the sandbox's `diskMB` (sparse; later sandboxes keep the size
-   * it was made with), mounted `nosuid,nodev` while a sandbox runs and only unmounted at its
-   * stop; elsewhere a plain directory. Its files are given to each new sandbox's host uid when
-   * it starts. Keep it outside the runner's runtime folder, e.g. `<dataDir>/agents/<id>/workspace`.
-   */
-  readonly keepAt: string;
-}
-
 /** What an internal caller (the agents service) may ask of an exec beyond its request. */
 export interface ExecOptions {
   /**
@@ -150,6 +137,8 @@ function notRunning(id: string, status: string): never {
  */
 export class SandboxRunner {
   private readonly live = new Map<string, LiveSandbox>();
+  /** Kept workspaces in use, by their host path: the sandbox (live or starting) holding each. */
+  private readonly keptWorkspaces = new Map<string, string>();
   private readonly launcher: SandboxLauncher;
   private readonly checkpoints: ReturnType<typeof setInterval>;
   private closed = false;
@@ -221,16 +210,51 @@ export class SandboxRunner {
     return missing;
   }
 
+  /**
+   * Starts a sandbox. `mounts` and `workspace` are checked before anything is reserved: a bad
+   * mount or keepAt is a CairnError `invalid_request` naming it, a keepAt that a live (or
+   * starting) sandbox holds a SandboxError `conflict`.
+   */
   async create(projectId: string, options: CreateOptions): Promise<SandboxRecord> {
     this.checkSandboxCaps(projectId);
     const id = newSandboxId();
-    const creation = this.admit(id, options).then(() => this.createNow(projectId, id, options));
+    const keepAt =
+      options.workspace === undefined
+        ? undefined
+        : keptWorkspacePath(options.workspace, this.settings.runtimeDir);
+    this.claimWorkspace(id, keepAt);
+    const creation = checkMounts(options.mounts ?? [], this.settings.host.root).then(
+      async (mounts) => {
+        await this.admit(id, options);
+        return this.createNow(projectId, id, options, { mounts, keepAt });
+      },
+    );
     this.creating.set(id, { projectId, done: creation });
     try {
       return await creation;
     } finally {
       this.creating.delete(id);
       this.reserved.delete(id);
+      if (!this.live.has(id)) this.unclaimWorkspace(id);
+    }
+  }
+
+  /** Holds a kept workspace for sandbox `id`; refuses one that another sandbox holds. */
+  private claimWorkspace(id: string, keepAt: string | undefined): void {
+    if (keepAt === undefined) return;
+    const holder = this.keptWorkspaces.get(keepAt);
+    if (holder !== undefined) {
+      throw new SandboxError(
+        "conflict",
+        `the workspace kept at ${keepAt} is in use by sandbox ${holder}; stop that sandbox before starting another on it`,
+      );
+    }
+    this.keptWorkspaces.set(keepAt, id);
+  }
+
+  private unclaimWorkspace(id: string): void {
+    for (const [keepAt, holder] of this.keptWorkspaces) {
+      if (holder === id) this.keptWorkspaces.delete(keepAt);
     }
   }
 
@@ -266,6 +290,7 @@ export class SandboxRunner {
     projectId: string,
     id: string,
     options: CreateOptions,
+    extras: BootExtras,
   ): Promise<SandboxRecord> {
     if (this.closed) {
       throw new SandboxUnavailableError({
@@ -309,7 +334,7 @@ export class SandboxRunner {
     let booted: Booted | undefined;
     let egress: EgressAttachment | undefined;
     try {
-      booted = await this.launcher.take(template, record, record.id);
+      booted = await this.launcher.take(template, record, record.id, extras);
       egress = await this.settings.egress?.attach(
         record.id,
         booted.entry,
@@ -475,7 +500,18 @@ export class SandboxRunner {
     }
   }
 
-  async exec(projectId: string, id: string, request: ResolvedExecRequest): Promise<ExecSession> {
+  /**
+   * Starts a command in a running sandbox. It runs until it exits, is killed, or the sandbox
+   * stops: there is no timeout unless `request.timeoutMs` sets one, and its stdin stays open
+   * until {@link ExecSession.closeStdin} (an internal caller writes with
+   * {@link ExecSession.write} and reads lines with `options.onLine`).
+   */
+  async exec(
+    projectId: string,
+    id: string,
+    request: ResolvedExecRequest,
+    options: ExecOptions = {},
+  ): Promise<ExecSession> {
     const sandbox = this.running(projectId, id);
     this.launcher.noteActivity();
     const cap = this.limits.execsPerSandbox;
@@ -488,7 +524,7 @@ export class SandboxRunner {
     }
     sandbox.startingExecs++;
     try {
-      return await this.startExec(sandbox, request);
+      return await this.startExec(sandbox, request, options);
     } finally {
       sandbox.startingExecs--;
     }
@@ -497,6 +533,7 @@ export class SandboxRunner {
   private async startExec(
     sandbox: LiveSandbox,
     request: ResolvedExecRequest,
+    options: ExecOptions,
   ): Promise<ExecSession> {
     const id = sandbox.record.id;
     const standby = sandbox.standby.take();
@@ -523,7 +560,13 @@ export class SandboxRunner {
           ...(child === undefined ? {} : { processes: () => child.processes() }),
         },
         request,
-        { bufferBytes: this.limits.outputBufferBytes, budget: this.outputBudget },
+        {
+          bufferBytes: this.limits.outputBufferBytes,
+          budget: this.outputBudget,
+          onLine: options.onLine,
+          maxLineBytes: options.maxLineBytes,
+          internal: options.internal,
+        },
         standby?.entry,
       );
       sandbox.execs.set(session.execId, session);
@@ -554,7 +597,7 @@ export class SandboxRunner {
     const sandbox = this.live.get(id);
     this.get(projectId, id);
     if (sandbox === undefined || sandbox.projectId !== projectId) return [];
-    return [...sandbox.execs.values()].map((each) => each.record);
+    return [...sandbox.execs.values()].filter((each) => !each.internal).map((each) => each.record);
   }
 
   /**
@@ -577,10 +620,47 @@ export class SandboxRunner {
     const sandbox = this.live.get(id);
     this.get(projectId, id);
     const session = sandbox?.projectId === projectId ? sandbox.execs.get(execId) : undefined;
-    if (session === undefined) {
+    if (session === undefined || session.internal) {
       throw new SandboxError("exec_not_found", `sandbox ${id} has no exec ${execId}`);
     }
     return session;
+  }
+
+  /**
+   * Lets a running sandbox reach `hostPatterns` (allowlist entries: `registry.npmjs.org`,
+   * `*.example.com`, `host:port`) through its egress proxy until the returned function is
+   * called, or the sandbox stops: on top of its secret store's allowlist, and also for a sandbox
+   * with no secret store (which otherwise gets 407 for everything). Only this sandbox gets it;
+   * no secret is sent to these hosts unless the secret's own hosts name them; the names of
+   * `createServer({ egress: { hosts } })` still resolve as mapped. Taking it back (idempotent)
+   * ends the tunnels and requests under way to hosts nothing else allows, and refuses the next.
+   * Throws CairnError `invalid_request` naming a bad pattern, SandboxUnavailableError when the
+   * sandbox is not running or the runner gives sandboxes no egress.
+   *
+   * @example
+   * const release = runner.allowEgress(projectId, sandboxId, ["registry.npmjs.org"]);
+   * try { await npmInstall(); } finally { release(); }
+   */
+  allowEgress(projectId: string, id: string, hostPatterns: readonly string[]): () => void {
+    if (!Array.isArray(hostPatterns) || hostPatterns.length === 0) {
+      throw new CairnError("invalid_request", "allowEgress needs at least one host pattern");
+    }
+    const patterns = hostPatterns.map((text) => {
+      const pattern = typeof text === "string" ? parseHostPattern(text) : "must be a string";
+      if (typeof pattern === "string") {
+        throw new CairnError("invalid_request", `egress host ${JSON.stringify(text)} ${pattern}`);
+      }
+      return formatHostPattern(pattern);
+    });
+    const sandbox = this.running(projectId, id);
+    if (sandbox.egress === undefined) {
+      throw new SandboxUnavailableError({
+        reason: "runner_unavailable",
+        detail:
+          "this runner gives sandboxes no egress (its relay could not be built; see cairn doctor)",
+      });
+    }
+    return sandbox.egress.allow(patterns);
   }
 
   /** The live sandbox, for file access: refuses a sandbox that is not running. */
@@ -630,6 +710,7 @@ export class SandboxRunner {
       );
       const cpu = (await sandbox.cgroup?.usage().catch(() => undefined))?.cpuSeconds;
       await this.launcher.release(sandbox);
+      this.unclaimWorkspace(sandbox.record.id);
       await sandbox.egress?.close().catch(() => undefined);
       // Each exec reads its last bytes and says how it ended (to its sockets too) before its
       // memory goes back; a few seconds at most.
@@ -658,9 +739,12 @@ export class SandboxRunner {
   private scheduleExpiry(sandbox: LiveSandbox): void {
     clearTimeout(sandbox.expiryTimer);
     const due = Date.parse(sandbox.record.expiresAt) - Date.now();
+    // A timer fires after 24.8 days at most: a longer lifetime (an agent's) is armed again then.
+    const longest = 2 ** 31 - 1;
     sandbox.expiryTimer = setTimeout(
-      () => void this.stop(sandbox, "expired", null),
-      Math.max(0, Math.min(due, 2 ** 31 - 1)),
+      () =>
+        due > longest ? this.scheduleExpiry(sandbox) : void this.stop(sandbox, "expired", null),
+      Math.max(0, Math.min(due, longest)),
     );
     sandbox.expiryTimer.unref();
   }

@@ -5,6 +5,7 @@ import type { CgroupDriver, SandboxCgroup } from "./cgroups/types.js";
 import type { SandboxEntry } from "./enter.js";
 import { ExecStandby } from "./exec/exec-standby.js";
 import { type BwrapInfo, type LaunchedSandbox, launchSandbox } from "./launch.js";
+import type { SandboxMount } from "./mounts.js";
 import type { RunnerTemplate } from "./templates.js";
 import { type Workspace, WorkspaceDisks } from "./workspace-disks.js";
 
@@ -36,6 +37,14 @@ export interface Booted {
   readonly entry: SandboxEntry;
   /** Its next exec's helper, made ahead. */
   readonly standby: ExecStandby;
+}
+
+/** What only some sandboxes have (an agent's): they are never started ahead. */
+export interface BootExtras {
+  /** Bound read-only, checked (mounts.ts). */
+  readonly mounts?: readonly SandboxMount[] | undefined;
+  /** The kept workspace's host path, checked (kept-workspace.ts). */
+  readonly keepAt?: string | undefined;
 }
 
 export interface LauncherSettings {
@@ -93,18 +102,23 @@ export class SandboxLauncher {
 
   /**
    * A started sandbox of this template and sizes: a warm one when one fits (its limits set
-   * to these, live), else one started now. The failures of each step undo the steps before.
+   * to these, live), else one started now: always when it has mounts or a kept workspace. The
+   * failures of each step undo the steps before.
    */
   async take(
     template: RunnerTemplate,
     sizes: { memoryMB: number; cpuCount: number; diskMB: number },
     cgroupName: string,
+    extras: BootExtras = {},
   ): Promise<Booted> {
     this.noteActivity();
-    const index = this.warm.findIndex(
-      (each) => each.template === template.name && each.diskMB === sizes.diskMB,
-    );
-    if (index === -1) return this.boot(template, sizes, cgroupName);
+    const plain = (extras.mounts ?? []).length === 0 && extras.keepAt === undefined;
+    const index = plain
+      ? this.warm.findIndex(
+          (each) => each.template === template.name && each.diskMB === sizes.diskMB,
+        )
+      : -1;
+    if (index === -1) return this.boot(template, sizes, cgroupName, extras);
     const [booted] = this.warm.splice(index, 1) as [Booted];
     this.refillWarm();
     if (booted.limits.memoryMB !== sizes.memoryMB || booted.limits.cpuCount !== sizes.cpuCount) {
@@ -165,6 +179,7 @@ export class SandboxLauncher {
     template: RunnerTemplate,
     sizes: { memoryMB: number; cpuCount: number; diskMB: number },
     cgroupName: string,
+    extras: BootExtras = {},
   ): Promise<Booted> {
     const hostUid = this.settings.host.root ? this.takeUid() : undefined;
     let cgroup: SandboxCgroup | undefined;
@@ -174,7 +189,7 @@ export class SandboxLauncher {
       const limits = { memoryMB: sizes.memoryMB, cpuCount: sizes.cpuCount };
       await cgroup?.setLimits({ ...limits, pids: this.settings.pidsLimit });
       const owner = hostUid ?? process.getuid?.() ?? 0;
-      workspace = await this.disks.acquire(sizes.diskMB, { uid: owner, gid: owner });
+      workspace = await this.disks.acquire(sizes.diskMB, { uid: owner, gid: owner }, extras.keepAt);
       const launched = await launchSandbox({
         bwrap: this.settings.host.bwrap,
         template,
@@ -186,6 +201,7 @@ export class SandboxLauncher {
         tmpSizeMB: Math.min(Math.floor(sizes.memoryMB / 2), 1024),
         filter: this.settings.host.seccompFilter,
         etcFiles: this.settings.etcFiles,
+        mounts: extras.mounts,
       });
       // Formatting the next workspaces would compete with this start for the CPU: after it.
       this.disks.refill();

@@ -3,6 +3,7 @@ import { chown, mkdir, rm, rmdir, statfs } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { log } from "../../core/logger.js";
+import { acquireKeptWorkspace } from "./kept-workspace.js";
 
 const run = promisify(execFile);
 
@@ -56,8 +57,25 @@ export class WorkspaceDisks {
     this.refill();
   }
 
-  async acquire(sizeMB: number, owner: { uid: number; gid: number }): Promise<Workspace> {
+  /**
+   * A workspace of `sizeMB` for a sandbox whose host uid is `owner`: a fresh one, or the one
+   * kept at `keepAt` (kept-workspace.ts), which its release unmounts but never deletes.
+   */
+  async acquire(
+    sizeMB: number,
+    owner: { uid: number; gid: number },
+    keepAt?: string,
+  ): Promise<Workspace> {
     await mkdir(this.options.folder, { recursive: true });
+    if (keepAt !== undefined) {
+      return acquireKeptWorkspace({
+        keepAt,
+        sizeMB,
+        owner,
+        enforce: this.options.enforce,
+        mountPoint: join(this.options.folder, `keep-${this.nextName()}`),
+      });
+    }
     if (!this.options.enforce) return this.plainWorkspace(owner);
     let prepared = sizeMB === this.options.poolSizeMB ? this.ready.shift() : undefined;
     prepared ??= await this.prepare(sizeMB);
@@ -95,8 +113,12 @@ export class WorkspaceDisks {
     });
   }
 
+  private nextName(): string {
+    return `${process.pid}-${++this.counter}-${Date.now().toString(36)}`;
+  }
+
   private async prepare(sizeMB: number): Promise<Prepared> {
-    const name = `ws-${process.pid}-${++this.counter}-${Date.now().toString(36)}`;
+    const name = `ws-${this.nextName()}`;
     const image = join(this.options.folder, `${name}.img`);
     const mountPoint = join(this.options.folder, name);
     await mkdir(mountPoint, { recursive: true });
@@ -126,10 +148,7 @@ export class WorkspaceDisks {
   }
 
   private async plainWorkspace(owner: { uid: number; gid: number }): Promise<Workspace> {
-    const path = join(
-      this.options.folder,
-      `ws-${process.pid}-${++this.counter}-${Date.now().toString(36)}`,
-    );
+    const path = join(this.options.folder, `ws-${this.nextName()}`);
     await mkdir(path);
     if (process.getuid?.() === 0) await chown(path, owner.uid, owner.gid);
     return {

@@ -128,6 +128,16 @@ export class EgressProxy {
     return proxy;
   }
 
+  /**
+   * Lets the sandbox reach `hostPatterns` (allowlist entries, already checked) besides what its
+   * secret store allows, also without a store, until the returned function is called. No
+   * secret goes to them unless the secret's own hosts say so. Taking it back ends at once the
+   * tunnels and requests in flight to hosts nothing else allows; the next request is refused.
+   */
+  allow(hostPatterns: readonly string[]): () => void {
+    return this.handler.allow(hostPatterns);
+  }
+
   /** Stops serving and ends every connection; removes the socket's folder. */
   async close(): Promise<void> {
     this.handler.close();
@@ -144,8 +154,51 @@ class ProxyHandler {
     new HttpAgent({ keepAlive: true, maxSockets: 32 }),
   );
   private readonly tlsAgents = new Map<string, HttpsAgent>();
+  /** Host patterns allowed for now on top of the policy (allow()), one entry per grant. */
+  private readonly allowances = new Set<readonly string[]>();
+  /** Tunnels and requests under way, ended when what admitted them is taken back. */
+  private readonly open = new Set<{ host: string; port: number; end(): void }>();
 
   constructor(private readonly options: EgressProxyOptions) {}
+
+  allow(hostPatterns: readonly string[]): () => void {
+    const grant = [...hostPatterns];
+    this.allowances.add(grant);
+    return () => {
+      if (!this.allowances.delete(grant)) return;
+      this.endDisallowed();
+    };
+  }
+
+  private allowed(): string[] {
+    return [...this.allowances].flat();
+  }
+
+  /** Ends what is under way to a host that neither the policy nor an allowance allows now. */
+  private endDisallowed(): void {
+    let allowlist: string[];
+    try {
+      allowlist = [
+        ...(this.options.policyFor(this.options.sandboxId)?.allowlist ?? []),
+        ...this.allowed(),
+      ];
+    } catch {
+      allowlist = this.allowed();
+    }
+    for (const each of [...this.open]) {
+      if (!allowedBy(allowlist, each.host, each.port)) {
+        this.open.delete(each);
+        each.end();
+      }
+    }
+  }
+
+  /** Tracks a connection under way until `closed` settles. */
+  private track(host: string, port: number, end: () => void, closed: Promise<unknown>): void {
+    const entry = { host, port, end };
+    this.open.add(entry);
+    void closed.finally(() => this.open.delete(entry));
+  }
 
   /** Closes the connections kept upstream. */
   close(): void {
@@ -219,6 +272,15 @@ class ProxyHandler {
       const upstream = tls
         ? httpsRequest({ ...options, servername: host, agent: this.tlsAgent(host, address) })
         : httpRequest({ ...options, agent: this.plainAgent });
+      this.track(
+        host,
+        port,
+        () => {
+          upstream.destroy();
+          response.destroy();
+        },
+        new Promise((closed) => response.once("close", closed)),
+      );
       upstream.on("response", (answer) => {
         const status = answer.statusCode ?? 502;
         const answerHeaders = scrubHeaders(answer.headers, patterns);
@@ -295,15 +357,17 @@ class ProxyHandler {
     };
     client.on("error", end);
     upstream.on("error", end);
-    await new Promise<void>((resolve) => {
+    const closed = new Promise<void>((resolve) => {
       let open = 2;
-      const closed = () => {
+      const closedOne = () => {
         open -= 1;
         if (open === 0) resolve();
       };
-      client.once("close", closed);
-      upstream.once("close", closed);
+      client.once("close", closedOne);
+      upstream.once("close", closedOne);
     });
+    this.track(host, port, end, closed);
+    await closed;
     this.record({
       method: "CONNECT",
       host,
@@ -372,6 +436,12 @@ class ProxyHandler {
         secure.destroy();
       });
       secure.once("close", () => resolve());
+      this.track(
+        host,
+        port,
+        () => secure.destroy(),
+        new Promise((closed) => secure.once("close", closed)),
+      );
     });
   }
 
@@ -430,11 +500,17 @@ class ProxyHandler {
       if (error instanceof UnsealError) return new Refusal(502, error.message);
       throw error;
     }
-    if (policy === undefined) return new Refusal(407, noStore);
-    if (!allowedBy(policy.allowlist, host, port)) {
+    const extra = this.allowed();
+    if (policy === undefined && extra.length === 0) return new Refusal(407, noStore);
+    const allowlist = [...(policy?.allowlist ?? []), ...extra];
+    if (!allowedBy(allowlist, host, port)) {
+      const forNow =
+        extra.length === 0 ? "" : `, nor among the hosts allowed for now (${extra.join(", ")})`;
       return new Refusal(
         403,
-        `${host}:${port} is not on the allowlist of secret store ${policy.store} (${policy.allowlist.join(", ")})`,
+        policy === undefined
+          ? `${host}:${port} is not among the hosts this sandbox may reach for now (${extra.join(", ")}); it has no secret store`
+          : `${host}:${port} is not on the allowlist of secret store ${policy.store} (${policy.allowlist.join(", ")})${forNow}`,
       );
     }
     const inUrl = placeholderInUrl(url);
@@ -442,12 +518,12 @@ class ProxyHandler {
     const address = await vetTarget(
       host,
       port,
-      policy.allowlist,
+      allowlist,
       this.options.hosts,
       this.options.resolve,
     );
     if (typeof address === "string") return new Refusal(403, address);
-    return { policy, address };
+    return { policy: policy ?? { store: "", allowlist, secrets: [] }, address };
   }
 
   private parseUrl(raw: string): { url: URL; host: string; port: number } | Refusal {

@@ -46,6 +46,8 @@ export function egressEnvironment(): Record<string, string> {
 /** A sandbox's proxy and relay, stopped together. */
 export interface EgressAttachment {
   close(): Promise<void>;
+  /** Extra hosts for a while, on top of the policy (EgressProxy.allow); gone at close too. */
+  allow(hostPatterns: readonly string[]): () => void;
 }
 
 export interface SandboxEgressOptions {
@@ -124,6 +126,7 @@ export class SandboxEgress {
         killGroup(pid);
         await proxy.close();
       },
+      allow: (hostPatterns) => proxy.allow(hostPatterns),
     };
   }
 }

@@ -11,6 +11,7 @@ import {
   type SandboxEntry,
 } from "../enter.js";
 import { sandboxUser } from "../sandbox-etc.js";
+import { defaultMaxLineBytes, type ExecStream, LineSplitter } from "./exec-lines.js";
 import type { ExecSessionPort } from "./exec-socket.js";
 import { type OutputBudget, OutputBuffer } from "./output-buffer.js";
 import { SignalBatcher } from "./signal-batcher.js";
@@ -31,6 +32,15 @@ export interface ExecPlace {
 }
 
 export type ExecState = ExecRecord["state"];
+
+/** Where an exec's output goes, and what an internal caller asked (runner.ts `ExecOptions`). */
+export interface ExecOutputOptions {
+  readonly bufferBytes?: number | undefined;
+  readonly budget?: OutputBudget | undefined;
+  readonly onLine?: ((stream: ExecStream, line: string) => void) | undefined;
+  readonly maxLineBytes?: number | undefined;
+  readonly internal?: boolean | undefined;
+}
 
 const defaultEnv = {
   PATH: "/usr/local/bin:/usr/bin:/bin",
@@ -71,12 +81,22 @@ export class ExecSession implements ExecSessionPort {
    */
   private pid: Promise<number | undefined> = Promise.resolve(undefined);
 
+  /** Lines of its output to an internal caller (the agents service), when it asked. */
+  private readonly lines: LineSplitter | undefined;
+  /** Started by the service for itself: the API neither lists nor attaches it. */
+  readonly internal: boolean;
+
   private constructor(
     readonly place: ExecPlace,
     readonly request: ResolvedExecRequest,
-    output: { bufferBytes?: number | undefined; budget?: OutputBudget | undefined },
+    output: ExecOutputOptions,
   ) {
     this.output = new OutputBuffer(output.bufferBytes ?? defaultOutputBufferBytes, output.budget);
+    this.lines =
+      output.onLine === undefined
+        ? undefined
+        : new LineSplitter(output.onLine, output.maxLineBytes ?? defaultMaxLineBytes);
+    this.internal = output.internal === true;
   }
 
   /**
@@ -86,7 +106,7 @@ export class ExecSession implements ExecSessionPort {
   static async start(
     place: ExecPlace,
     request: ResolvedExecRequest,
-    output: { bufferBytes?: number | undefined; budget?: OutputBudget | undefined } = {},
+    output: ExecOutputOptions = {},
     ready?: ReadyEntry,
   ): Promise<ExecSession> {
     const session = new ExecSession(place, request, output);
@@ -131,6 +151,20 @@ export class ExecSession implements ExecSessionPort {
   /** Settles when the command has exited. */
   wait(): Promise<NonNullable<ExecSession["exited"]>> {
     return new Promise((resolve) => this.onExit(resolve));
+  }
+
+  /**
+   * Writes to the command's stdin and resolves once its pipe has taken the bytes in (at once,
+   * or after it drained): for an internal caller that feeds a long-lived process (the agent
+   * core's JSON lines). False when the command no longer takes input (it exited, or closed
+   * its stdin); the bytes are then dropped.
+   */
+  async write(data: string | Uint8Array): Promise<boolean> {
+    const stdin = this.process?.stdin;
+    if (this.exited !== undefined || stdin === undefined || !stdin.writable) return false;
+    if (stdin.write(data)) return true;
+    await new Promise<void>((resolve) => this.onStdinDrain(resolve));
+    return stdin.writable && !stdin.destroyed;
   }
 
   writeStdin(bytes: Uint8Array): boolean {
@@ -232,8 +266,8 @@ export class ExecSession implements ExecSessionPort {
         ? ready.run(command)
         : enterSandbox(this.place.entry, { ...command, cgroupProcs: this.place.cgroupProcs });
     this.process = entered;
-    entered.stdout.on("data", (chunk: Buffer) => this.output.append(1, chunk));
-    entered.stderr.on("data", (chunk: Buffer) => this.output.append(2, chunk));
+    entered.stdout.on("data", (chunk: Buffer) => this.emit(1, chunk));
+    entered.stderr.on("data", (chunk: Buffer) => this.emit(2, chunk));
     // 'close' comes once every byte of stdout and stderr is read. A background process the
     // command left behind may hold the pipes open for ever, so the exec also ends shortly
     // after the command itself exits, with what its pipes gave until then.
@@ -257,7 +291,7 @@ export class ExecSession implements ExecSessionPort {
         // stopped): the exec exists, ends as failed, and says why on its stderr.
         const message = error instanceof EnterError ? error.message : String(error);
         this.endReason = "failed";
-        this.output.append(2, Buffer.from(`cairn: could not start the command: ${message}\n`));
+        this.emit(2, Buffer.from(`cairn: could not start the command: ${message}\n`));
         return undefined;
       },
     );
@@ -270,9 +304,15 @@ export class ExecSession implements ExecSessionPort {
     }
   }
 
+  private emit(channel: 1 | 2, bytes: Buffer): void {
+    this.lines?.write(channel, bytes);
+    this.output.append(channel, bytes);
+  }
+
   private finish(code: number | null, signal: string | null): void {
     if (this.exited !== undefined || this.state !== "running") return;
     clearTimeout(this.timer);
+    this.lines?.end();
     this.endedAt = new Date();
     this.state = this.endReason ?? (signal === "SIGKILL" ? "killed" : "exited");
     const exit = { exitCode: code, signal };

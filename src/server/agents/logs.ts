@@ -1,0 +1,69 @@
+import type { AgentLogLine } from "../../core/wire/agents.js";
+import { EventRing } from "../http/event-stream.js";
+
+/** A log line with the id its event stream gives it (for Last-Event-ID). */
+export interface NumberedLogLine extends AgentLogLine {
+  readonly id: number;
+}
+
+/** The longest line kept, in characters: the rest is cut, saying so. */
+const maxLineLength = 8192;
+
+interface AgentLog {
+  readonly ring: EventRing<NumberedLogLine>;
+  readonly listeners: Set<(line: NumberedLogLine) => void>;
+  nextId: number;
+}
+
+/**
+ * The recent log lines of each agent, in memory: its core's stderr (and any stdout that is not
+ * a protocol line) and what the service did with it (starting, installing, crashing). A ring
+ * per agent, the oldest lines dropped first; followers get each line as it comes.
+ */
+export class AgentLogs {
+  private readonly logs = new Map<string, AgentLog>();
+
+  constructor(private readonly linesKept = 2000) {}
+
+  private log(agentId: string): AgentLog {
+    let log = this.logs.get(agentId);
+    if (log === undefined) {
+      log = { ring: new EventRing(this.linesKept, 0), listeners: new Set(), nextId: 1 };
+      this.logs.set(agentId, log);
+    }
+    return log;
+  }
+
+  add(agentId: string, stream: AgentLogLine["stream"], text: string): void {
+    const log = this.log(agentId);
+    const line: NumberedLogLine = {
+      id: log.nextId++,
+      time: new Date().toISOString(),
+      stream,
+      line:
+        text.length > maxLineLength
+          ? `${text.slice(0, maxLineLength)}… (${text.length - maxLineLength} more characters)`
+          : text,
+    };
+    log.ring.push(line);
+    for (const listener of log.listeners) listener(line);
+  }
+
+  /** The last `tail` lines kept (after `afterId`, when resuming), oldest first. */
+  lines(agentId: string, tail: number, afterId = 0): NumberedLogLine[] {
+    const kept = this.logs.get(agentId)?.ring.since(afterId) ?? [];
+    return tail >= kept.length ? kept : kept.slice(kept.length - tail);
+  }
+
+  /** Calls `listener` with each line from now on; returns what stops it. */
+  follow(agentId: string, listener: (line: NumberedLogLine) => void): () => void {
+    const log = this.log(agentId);
+    log.listeners.add(listener);
+    return () => log.listeners.delete(listener);
+  }
+
+  /** Forgets an agent's lines (it was deleted). */
+  forget(agentId: string): void {
+    this.logs.delete(agentId);
+  }
+}

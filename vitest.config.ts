@@ -63,7 +63,10 @@ export default defineConfig({
           environment: "node",
           include: ["src/**/*.test.ts", "test/**/*.test.ts"],
           exclude: ["**/*.dom.test.ts", "**/*.dom.test.tsx"],
-          globalSetup: ["test/helpers/dashboard-global-setup.ts"],
+          globalSetup: [
+            "test/helpers/dashboard-global-setup.ts",
+            "test/helpers/agent-core-global-setup.ts",
+          ],
           testTimeout: 20_000,
           hookTimeout: 60_000,
         },

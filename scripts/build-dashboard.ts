@@ -20,7 +20,7 @@ const sources = [
   "package-lock.json",
 ];
 
-async function newestChange(path: string): Promise<number> {
+export async function newestChange(path: string): Promise<number> {
   const info = await stat(path).catch(() => undefined);
   if (info === undefined) return 0;
   if (!info.isDirectory()) return info.mtimeMs;

@@ -22,6 +22,8 @@ export const errorStatuses = {
   exec_not_found: 404,
   request_timeout: 408,
   conflict: 409,
+  /** A managed agent that is not `ready` (starting, crashed, stopped, restarting). */
+  agent_not_ready: 409,
   /** 503 when the reason is `runner_unavailable`: no one sandbox is at fault. */
   sandbox_unavailable: 409,
   payload_too_large: 413,

@@ -1,0 +1,257 @@
+import type {
+  CoreToServiceMessage,
+  OpenAIChatMessage,
+  ServiceToCoreMessage,
+  TurnErrorEvent,
+  TurnEvent,
+} from "../../agents/protocol.js";
+import { randomHex } from "../../core/ids.js";
+import { log } from "../../core/logger.js";
+import {
+  type AgentStreamPart,
+  type AgentTurnError,
+  newAgentMessageId,
+} from "../../core/wire/agent-conversations.js";
+import type { SandboxRunner } from "../../sandbox/runner/runner.js";
+import type { ConversationStore } from "./conversation-store.js";
+import { PartQueue } from "./part-queue.js";
+import { ReplyParts } from "./reply-parts.js";
+import { runCommand } from "./run-command.js";
+import { type SpanSink, TurnTrace } from "./turn-trace.js";
+
+/** What a turn needs of the agent's running core (S1's AgentConnection). */
+export interface TurnConnection {
+  readonly sandboxId: string;
+  send(message: ServiceToCoreMessage): void;
+  subscribe(listener: (event: CoreToServiceMessage) => void): () => void;
+}
+
+export interface AgentTurnOptions {
+  readonly projectId: string;
+  readonly agent: {
+    readonly id: string;
+    readonly name: string;
+    readonly tags: Readonly<Record<string, string>>;
+  };
+  readonly conversationId: string;
+  /** The user's message, as the trace's input. */
+  readonly content: string;
+  /** The history to send, the user's message last. */
+  readonly history: OpenAIChatMessage[];
+  readonly connection: TurnConnection;
+  readonly conversations: ConversationStore;
+  readonly runner: SandboxRunner | undefined;
+  readonly spans: SpanSink;
+  /** How long the core has to confirm an abort before the turn ends without it. */
+  readonly abortGraceMs: number;
+  /** Called once, when the turn has ended and its message is stored. */
+  readonly onEnd: () => void;
+}
+
+/**
+ * One turn of a conversation, run on its own from the moment it is made: the history goes to
+ * the core, the core's events become the reply's parts (read through {@link AgentTurn.parts}),
+ * `run_command` calls run in the agent's sandbox, and at the end the assistant message and the
+ * trace are stored. A turn stopped or failed midway stores what it showed, marked with why.
+ */
+export class AgentTurn {
+  readonly turnId = `turn_${randomHex(12)}`;
+  readonly messageId = newAgentMessageId();
+  readonly parts: PartQueue<AgentStreamPart>;
+  readonly #options: AgentTurnOptions;
+  readonly #reply: ReplyParts;
+  readonly #trace: TurnTrace;
+  /** Stops a running `run_command`. */
+  readonly #tools = new AbortController();
+  #unsubscribe: () => void = () => undefined;
+  /** Core events are handled one after the other: a `run_command` finishes before what follows. */
+  #events: Promise<void> = Promise.resolve();
+  #text = "";
+  #stopping = false;
+  #ended = false;
+
+  constructor(options: AgentTurnOptions) {
+    this.#options = options;
+    this.parts = new PartQueue(() => this.abort());
+    this.#reply = new ReplyParts(this.messageId, (part) => this.parts.push(part));
+    this.#trace = new TurnTrace(options.spans, {
+      projectId: options.projectId,
+      agentId: options.agent.id,
+      agentName: options.agent.name,
+      conversationId: options.conversationId,
+      tags: options.agent.tags,
+      input: options.content,
+    });
+  }
+
+  get traceId(): string {
+    return this.#trace.cairnTraceId;
+  }
+
+  /** Sends the turn to the core. */
+  start(): void {
+    const metadata = { conversationId: this.#options.conversationId, traceId: this.traceId };
+    this.#reply.start(this.messageId, metadata);
+    const { connection } = this.#options;
+    this.#unsubscribe = connection.subscribe((event) => {
+      if (!("turnId" in event)) return;
+      if (event.turnId !== this.turnId && !(event.turnId === "*" && event.type === "turn-error")) {
+        return;
+      }
+      this.#events = this.#events
+        .then(() => this.#handle(event))
+        .catch((error: unknown) => {
+          log.error(`agent ${this.#options.agent.id}: turn ${this.turnId} failed`, error);
+          this.#fail({
+            kind: "other",
+            message: "the service failed while answering; the log says why",
+          });
+        });
+    });
+    try {
+      connection.send({ type: "turn", turnId: this.turnId, messages: this.#options.history });
+    } catch (error) {
+      log.warn(`agent ${this.#options.agent.id}: the turn could not be sent to its process`, error);
+      this.#fail({
+        kind: "transient",
+        message:
+          "the agent's process stopped before the turn could start; it is being restarted, so ask again shortly",
+      });
+    }
+  }
+
+  /** Stops the turn (the client left, or `…/stop`): the core is told, a command is killed. */
+  abort(): void {
+    if (this.#ended || this.#stopping) return;
+    this.#stopping = true;
+    this.#tools.abort();
+    try {
+      this.#options.connection.send({ type: "abort", turnId: this.turnId });
+    } catch {
+      // The process is gone: nothing runs the turn anymore.
+    }
+    // The core answers an abort at once; a core that does not is not waited for.
+    const timer = setTimeout(() => this.#fail(stopped), this.#options.abortGraceMs);
+    timer.unref();
+  }
+
+  async #handle(event: TurnEvent): Promise<void> {
+    if (this.#ended) return;
+    switch (event.type) {
+      case "text-delta":
+        this.#text += event.delta;
+        this.#reply.text(event.delta);
+        return;
+      case "reasoning-delta":
+        this.#reply.reasoning(event.delta);
+        return;
+      case "llm":
+        this.#trace.llm(event);
+        this.#reply.modelCall(event);
+        return;
+      case "tool-call":
+        this.#trace.toolStarted(event.toolCallId, event.toolName, event.input);
+        this.#reply.toolCall(event.toolCallId, event.toolName, event.input);
+        if (event.runsOn === "service")
+          await this.#runOnService(event.toolCallId, event.toolName, event.input);
+        return;
+      case "tool-output":
+        this.#trace.toolEnded(event.toolCallId, {
+          output: event.output,
+          isError: event.isError,
+          endedAt: event.endedAt,
+        });
+        this.#reply.toolOutput(event.toolCallId, event.output, event.isError);
+        return;
+      case "finish":
+        this.#finish(event.messages);
+        return;
+      case "turn-error":
+        this.#fail(this.#stopping ? stopped : errorOf(event));
+        return;
+    }
+  }
+
+  async #runOnService(toolCallId: string, toolName: string, input: unknown): Promise<void> {
+    const { runner, projectId, connection } = this.#options;
+    const exec = this.#trace.execContext(toolCallId);
+    const result =
+      toolName !== "run_command"
+        ? { output: `${toolName} does not run on the service`, isError: true }
+        : runner === undefined
+          ? { output: "this service runs no sandboxes, so commands cannot run", isError: true }
+          : await runCommand({
+              runner,
+              projectId,
+              sandboxId: connection.sandboxId,
+              input,
+              traceparent: exec?.traceparent,
+              signal: this.#tools.signal,
+            });
+    const report = "exec" in result ? result.exec : undefined;
+    this.#trace.toolEnded(
+      toolCallId,
+      result,
+      report === undefined || exec === undefined ? undefined : { spanId: exec.spanId, report },
+    );
+    if (this.#ended) return;
+    this.#reply.toolOutput(toolCallId, result.output, result.isError);
+    try {
+      connection.send({
+        type: "tool-result",
+        turnId: this.turnId,
+        toolCallId,
+        output: result.output,
+        isError: result.isError,
+      });
+    } catch {
+      // The process is gone; its turn-error ends the turn.
+    }
+  }
+
+  #finish(chat: OpenAIChatMessage[]): void {
+    if (this.#ended) return;
+    this.#reply.finish({ conversationId: this.#options.conversationId, traceId: this.traceId });
+    this.#end(chat, undefined);
+  }
+
+  #fail(error: AgentTurnError): void {
+    if (this.#ended) return;
+    this.#reply.fail(error);
+    // What streamed goes into the history as text; never tool calls without their results.
+    const chat: OpenAIChatMessage[] =
+      this.#text === "" ? [] : [{ role: "assistant", content: this.#text }];
+    this.#end(chat, error.message);
+  }
+
+  #end(chat: OpenAIChatMessage[], error: string | undefined): void {
+    this.#ended = true;
+    this.#unsubscribe();
+    this.#tools.abort();
+    try {
+      this.#options.conversations.append(this.#options.conversationId, {
+        id: this.messageId,
+        role: "assistant",
+        parts: this.#reply.parts(),
+        chat,
+        traceId: this.traceId,
+      });
+    } catch (failure) {
+      log.error(`agent ${this.#options.agent.id}: the reply could not be stored`, failure);
+    }
+    this.#trace.end({ output: this.#text, error });
+    this.parts.end();
+    this.#options.onEnd();
+  }
+}
+
+const stopped: AgentTurnError = { kind: "aborted", message: "the turn was stopped" };
+
+/** The core's turn-error as the reply says it (its message names the model endpoint's answer). */
+function errorOf(event: TurnErrorEvent): AgentTurnError {
+  return {
+    kind: event.kind,
+    message: event.message,
+    ...(event.status === undefined ? {} : { status: event.status }),
+  };
+}

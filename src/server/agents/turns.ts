@@ -1,0 +1,190 @@
+import type { OpenAIChatMessage, OpenAIContentPart } from "../../agents/protocol.js";
+import {
+  type AgentAttachment,
+  type AgentMessagePart,
+  type AgentStreamPart,
+  isConversationId,
+} from "../../core/wire/agent-conversations.js";
+import type { SandboxRunner } from "../../sandbox/runner/runner.js";
+import { ApiError } from "../http/api-error.js";
+import { AgentTurn, type TurnConnection } from "./agent-turn.js";
+import {
+  type ConversationChannel,
+  type ConversationStore,
+  conversationTitle,
+} from "./conversation-store.js";
+import type { AgentStore } from "./store.js";
+import type { SpanSink } from "./turn-trace.js";
+
+/** The turns of agents' conversations, as the channels (and the messages route) start them. */
+export interface AgentTurns {
+  /** Runs one turn; yields UI message stream parts; throws ApiError 409/404 as the route does. */
+  send(input: {
+    projectId: string;
+    agentId: string;
+    conversationId?: string;
+    content: string;
+    channel?: ConversationChannel;
+    signal?: AbortSignal;
+  }): { conversationId: string; parts: AsyncIterable<AgentStreamPart> };
+  /** The conversation of a channel thread, if one was started there. */
+  conversationFor(
+    projectId: string,
+    agentId: string,
+    channel: ConversationChannel,
+  ): string | undefined;
+}
+
+export interface AgentTurnServiceOptions {
+  readonly agents: Pick<AgentStore, "get">;
+  readonly conversations: ConversationStore;
+  /** The agent's running core, only while it is ready (S1's supervisor). */
+  readonly connection: (projectId: string, agentId: string) => TurnConnection | undefined;
+  readonly runner: SandboxRunner | undefined;
+  readonly spans: SpanSink;
+  /** How long the core has to confirm an abort before a turn ends without it. Default 5000 ms. */
+  readonly abortGraceMs?: number;
+}
+
+/**
+ * Starts turns, one at a time per conversation: checks the agent is ready and the
+ * conversation is its own, stores the user's message, and runs an {@link AgentTurn}.
+ */
+export class AgentTurnService implements AgentTurns {
+  /** The turn running in each conversation. */
+  readonly #running = new Map<string, AgentTurn>();
+
+  constructor(private readonly options: AgentTurnServiceOptions) {}
+
+  send(input: Parameters<AgentTurns["send"]>[0] & { attachments?: readonly AgentAttachment[] }): {
+    conversationId: string;
+    parts: AsyncIterable<AgentStreamPart>;
+  } {
+    const { projectId, agentId } = input;
+    const agent = this.options.agents.get(projectId, agentId);
+    if (agent === undefined) {
+      throw new ApiError("not_found", `this project has no agent ${agentId}`);
+    }
+    const connection =
+      agent.state === "ready" ? this.options.connection(projectId, agentId) : undefined;
+    if (connection === undefined) {
+      throw new ApiError(
+        "agent_not_ready",
+        `agent ${agent.name} is ${agent.state === "ready" ? "restarting" : agent.state}${agent.lastError === undefined ? "" : ` (${agent.lastError})`}; ${agent.state === "stopped" ? `start it with POST /v1/agents/${agentId}/start` : "send the message again once its state is ready (GET /v1/agents/{id})"}`,
+      );
+    }
+    const { conversations } = this.options;
+    let conversationId = input.conversationId;
+    if (conversationId !== undefined) {
+      if (
+        !isConversationId(conversationId) ||
+        conversations.get(projectId, agentId, conversationId) === undefined
+      ) {
+        throw new ApiError(
+          "not_found",
+          `agent ${agent.name} has no conversation ${conversationId}; leave conversationId out to start one`,
+        );
+      }
+      if (this.#running.has(conversationId)) {
+        throw new ApiError(
+          "conflict",
+          `conversation ${conversationId} is answering a message already: one turn at a time; wait for its reply, or stop it with POST /v1/agents/${agentId}/conversations/${conversationId}/stop`,
+        );
+      }
+    } else {
+      conversationId = conversations.create(
+        projectId,
+        agentId,
+        conversationTitle(input.content),
+        input.channel,
+      ).id;
+      // A channel thread's conversation may be running a turn started by an earlier message.
+      if (this.#running.has(conversationId)) {
+        throw new ApiError(
+          "conflict",
+          `conversation ${conversationId} is answering a message already: one turn at a time`,
+        );
+      }
+    }
+    const attachments = input.attachments ?? [];
+    conversations.append(conversationId, {
+      role: "user",
+      parts: userParts(input.content, attachments),
+      chat: [userChat(input.content, attachments)],
+    });
+    const id = conversationId;
+    const turn = new AgentTurn({
+      projectId,
+      agent: { id: agent.id, name: agent.name, tags: agent.config.tags },
+      conversationId: id,
+      content: input.content,
+      history: conversations.history(id),
+      connection,
+      conversations,
+      runner: this.options.runner,
+      spans: this.options.spans,
+      abortGraceMs: this.options.abortGraceMs ?? 5000,
+      onEnd: () => {
+        if (this.#running.get(id) === turn) this.#running.delete(id);
+      },
+    });
+    this.#running.set(id, turn);
+    const { signal } = input;
+    if (signal !== undefined) {
+      if (signal.aborted) queueMicrotask(() => turn.abort());
+      else signal.addEventListener("abort", () => turn.abort(), { once: true });
+    }
+    turn.start();
+    return { conversationId: id, parts: turn.parts };
+  }
+
+  conversationFor(
+    projectId: string,
+    agentId: string,
+    channel: ConversationChannel,
+  ): string | undefined {
+    return this.options.conversations.forChannel(projectId, agentId, channel);
+  }
+
+  /** Stops the conversation's running turn; false when none runs. */
+  stop(conversationId: string): boolean {
+    const turn = this.#running.get(conversationId);
+    if (turn === undefined) return false;
+    turn.abort();
+    return true;
+  }
+
+  /** Stops every running turn (the service is closing). */
+  close(): void {
+    for (const turn of this.#running.values()) turn.abort();
+  }
+}
+
+/** The user's message as shown: its text, and each attachment as a file part. */
+function userParts(content: string, attachments: readonly AgentAttachment[]): AgentMessagePart[] {
+  return [
+    { type: "text", text: content },
+    ...attachments.map(
+      (file): AgentMessagePart => ({
+        type: "file",
+        mediaType: file.mediaType,
+        url: file.url,
+        filename: file.name,
+      }),
+    ),
+  ];
+}
+
+/** The user's message as the model reads it: images as image parts, other files named. */
+function userChat(content: string, attachments: readonly AgentAttachment[]): OpenAIChatMessage {
+  if (attachments.length === 0) return { role: "user", content };
+  const parts: OpenAIContentPart[] = [{ type: "text", text: content }];
+  for (const file of attachments) {
+    parts.push(
+      file.mediaType.startsWith("image/")
+        ? { type: "image_url", image_url: { url: file.url } }
+        : { type: "text", text: `Attached file ${file.name} (${file.mediaType}): ${file.url}` },
+    );
+  }
+  return { role: "user", content: parts };
+}

@@ -6,7 +6,8 @@ export { type SandboxTokenScope, sandboxTokenScopes };
 /** The longest a signed URL or a sandbox token may live: 24 hours, in seconds. */
 export const maxAccessSeconds = 86_400;
 
-const lifetime = (name: string) =>
+/** How long a grant lives, in whole seconds: 1 to 24 hours. */
+export const accessLifetimeSchema = (name: string) =>
   z
     .number({ error: `${name} must be a whole number of seconds` })
     .int(`${name} must be a whole number of seconds`)
@@ -17,7 +18,7 @@ const lifetime = (name: string) =>
 export const signedUrlRequestSchema = z.strictObject({
   path: z.string({ error: "path must be a path under /workspace" }).min(1, "path is empty"),
   method: z.enum(["GET", "PUT"], { error: 'method must be "GET" (read) or "PUT" (write)' }),
-  expiresInSeconds: lifetime("expiresInSeconds").default(900),
+  expiresInSeconds: accessLifetimeSchema("expiresInSeconds").default(900),
   maxBytes: z
     .number({ error: "maxBytes must be a whole number of bytes" })
     .int("maxBytes must be a whole number of bytes")
@@ -40,7 +41,7 @@ export const signedUrlSchema = z.object({
 export type SignedUrl = z.infer<typeof signedUrlSchema>;
 
 /** An origin as a browser sends it: scheme, host and port, no path. */
-const originSchema = z
+export const originSchema = z
   .string()
   .max(300, "origin is longer than 300 characters")
   .refine(isOrigin, "origin must be a page's origin such as https://app.example.com (no path)");
@@ -62,7 +63,7 @@ export const createSandboxTokenRequestSchema = z.strictObject({
     })
     .min(1, 'give at least one scope: "read", "write" or "exec"')
     .refine((scopes) => new Set(scopes).size === scopes.length, "scopes lists a scope twice"),
-  expiresInSeconds: lifetime("expiresInSeconds").default(3600),
+  expiresInSeconds: accessLifetimeSchema("expiresInSeconds").default(3600),
   origin: originSchema.optional(),
 });
 

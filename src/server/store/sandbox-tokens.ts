@@ -33,7 +33,8 @@ export interface SandboxTokenGrant {
   readonly expiresAtMs: number;
 }
 
-function hashToken(token: string): string {
+/** How a browser token is stored: its SHA-256, in hex (agent web tokens are stored the same way). */
+export function hashToken(token: string): string {
   return createHash("sha256").update(token).digest("hex");
 }
 

@@ -14,6 +14,7 @@ import {
 } from "../../sandbox/runner/secrets/master-key.js";
 import {
   placeholderFor,
+  type SealedValue,
   type SecretAddress,
   seal,
   UnsealError,
@@ -239,30 +240,72 @@ export class SecretVault {
     const rows = this.db.prepare("SELECT * FROM secrets").all() as unknown as Array<
       SecretRow & { project_id: string }
     >;
+    const channelRows = this.db
+      .prepare(
+        "SELECT s.*, c.project_id FROM agent_channel_secrets s JOIN agent_channels c ON c.id = s.channel_id",
+      )
+      .all() as unknown as ChannelSecretRow[];
     const count = transaction(this.db, () => {
       const update = this.db.prepare(
         "UPDATE secrets SET key_id = ?, nonce = ?, ciphertext = ? WHERE id = ?",
       );
       for (const row of rows) {
-        const address = this.address(row.project_id, row);
-        let value: string;
-        try {
-          value = unseal(this.master, address, sealedOf(row));
-        } catch (error) {
-          if (!(error instanceof UnsealError)) throw error;
-          throw new UnsealError(
-            address,
-            error.reason,
-            `the master key was not rotated and nothing changed: in project ${address.projectId}, ${error.message}`,
-          );
-        }
-        const sealed = seal(next, address, value);
+        const sealed = resealed(this.master, next, this.address(row.project_id, row), row);
         update.run(sealed.keyId, sealed.nonce, sealed.ciphertext, row.id);
       }
-      return rows.length;
+      const updateChannel = this.db.prepare(
+        "UPDATE agent_channel_secrets SET key_id = ?, nonce = ?, ciphertext = ? WHERE channel_id = ?",
+      );
+      for (const row of channelRows) {
+        const address = channelSecretAddress(row.project_id, row.channel_id);
+        const sealed = resealed(this.master, next, address, row);
+        updateChannel.run(sealed.keyId, sealed.nonce, sealed.ciphertext, row.channel_id);
+      }
+      return rows.length + channelRows.length;
     });
     this.master = next;
     return count;
+  }
+
+  /**
+   * Seals and stores the signing secret of an agent channel (a webhook's, a Slack app's): kept
+   * sealed rather than hashed, since the service signs with it. Sealed again by {@link rotate}.
+   */
+  setChannelSecret(projectId: string, channelId: string, value: string): void {
+    const sealed = seal(this.master, channelSecretAddress(projectId, channelId), value);
+    this.db
+      .prepare(
+        `INSERT INTO agent_channel_secrets (channel_id, key_id, nonce, ciphertext) VALUES (?, ?, ?, ?)
+         ON CONFLICT (channel_id) DO UPDATE SET key_id = excluded.key_id, nonce = excluded.nonce,
+           ciphertext = excluded.ciphertext`,
+      )
+      .run(channelId, sealed.keyId, sealed.nonce, sealed.ciphertext);
+  }
+
+  /**
+   * An agent channel's signing secret, opened; undefined when it has none. Throws an
+   * `UnsealError` when it cannot be opened (another master key, changed bytes).
+   */
+  channelSecret(projectId: string, channelId: string): string | undefined {
+    const row = this.db
+      .prepare("SELECT * FROM agent_channel_secrets WHERE channel_id = ?")
+      .get(channelId) as unknown as Omit<ChannelSecretRow, "project_id"> | undefined;
+    if (row === undefined) return undefined;
+    return unseal(this.master, channelSecretAddress(projectId, channelId), sealedOf(row));
+  }
+
+  /**
+   * A secret's value, opened for the service's own requests (a Slack channel's bot token, which
+   * the host sends and no sandbox ever holds); undefined when the store has no such key. Throws
+   * an `UnsealError` when it cannot be opened.
+   */
+  openSecret(projectId: string, store: string, key: string): string | undefined {
+    const row = this.db
+      .prepare("SELECT * FROM secrets WHERE project_id = ? AND store = ? AND key = ?")
+      .get(projectId, store, key) as unknown as SecretRow | undefined;
+    return row === undefined
+      ? undefined
+      : unseal(this.master, this.address(projectId, row), sealedOf(row));
   }
 
   private info(projectId: string, row: StoreRow): SecretStoreInfo {
@@ -332,8 +375,45 @@ export class SecretVault {
   }
 }
 
-function sealedOf(row: SecretRow) {
+function sealedOf(row: Pick<SecretRow, "key_id" | "nonce" | "ciphertext">) {
   return { keyId: row.key_id, nonce: row.nonce, ciphertext: row.ciphertext };
+}
+
+interface ChannelSecretRow {
+  channel_id: string;
+  project_id: string;
+  key_id: string;
+  nonce: Uint8Array;
+  ciphertext: Uint8Array;
+}
+
+/**
+ * Where an agent channel's signing secret is sealed: its project and channel, under a store name
+ * no secret store can have (they never start with #), so no ciphertext moves between the two.
+ */
+function channelSecretAddress(projectId: string, channelId: string): SecretAddress {
+  return { projectId, store: "#agent-channels", key: channelId };
+}
+
+/** A value opened under `current` and sealed under `next`; one that does not open stops a rotation. */
+function resealed(
+  current: MasterKey,
+  next: MasterKey,
+  address: SecretAddress,
+  row: Pick<SecretRow, "key_id" | "nonce" | "ciphertext">,
+): SealedValue {
+  let value: string;
+  try {
+    value = unseal(current, address, sealedOf(row));
+  } catch (error) {
+    if (!(error instanceof UnsealError)) throw error;
+    throw new UnsealError(
+      address,
+      error.reason,
+      `the master key was not rotated and nothing changed: in project ${address.projectId}, ${error.message}`,
+    );
+  }
+  return seal(next, address, value);
 }
 
 /**
@@ -346,7 +426,11 @@ export function finishInterruptedRotation(db: DatabaseSync, dataDir: string): vo
   const next = `${masterKeyFile(dataDir)}.next`;
   if (!existsSync(next)) return;
   const key = parseMasterKey(readFileSync(next, "utf8").trim(), next);
-  const committed = db.prepare("SELECT 1 FROM secrets WHERE key_id = ? LIMIT 1").get(key.id);
+  const committed = db
+    .prepare(
+      "SELECT 1 FROM secrets WHERE key_id = ? UNION ALL SELECT 1 FROM agent_channel_secrets WHERE key_id = ? LIMIT 1",
+    )
+    .get(key.id, key.id);
   if (committed !== undefined) renameSync(next, masterKeyFile(dataDir));
   else rmSync(next);
 }

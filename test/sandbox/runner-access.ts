@@ -15,8 +15,8 @@ export function runnerOf(t: TestServer): SandboxRunner {
   return service.runner;
 }
 
-/** The id of the test server's project (the one its API key opens). */
-export function projectIdOf(t: TestServer): string {
+/** The id of a test server's project (the one its API key opens), from its data directory. */
+export function projectIdOf(t: { readonly dataDir: string }): string {
   const db = new DatabaseSync(join(t.dataDir, "cairn.db"), { readOnly: true });
   try {
     const row = db.prepare("SELECT id FROM projects ORDER BY created_at LIMIT 1").get() as {

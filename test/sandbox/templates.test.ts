@@ -1,11 +1,20 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { Sandbox } from "cairn-ai/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestServer } from "../server/helpers.js";
 import { connection, needSandboxes, startSandboxServer } from "./helpers.js";
+import { projectIdOf, runnerOf, runShell, sandboxOptions } from "./runner-access.js";
 
 /**
  * A root filesystem with nothing but a shell, sleep, ls, cat, dd, mv and the libraries they load,
@@ -40,6 +49,9 @@ function tinyRootfs(): string {
   copyFileSync("/usr/bin/dash", join(root, "usr/bin/sh"));
   for (const name of ["bin", "lib", "lib64"]) symlinkSync(`usr/${name}`, join(root, name));
   mkdirSync(join(root, "etc"));
+  // An /opt of its own, which mounts under /opt/cairn must not hide.
+  mkdirSync(join(root, "opt/vendor"), { recursive: true });
+  writeFileSync(join(root, "opt/vendor/tool.txt"), "vendor tool");
   return root;
 }
 
@@ -88,6 +100,33 @@ describe("templates", () => {
       await expect(sandbox.files.list()).rejects.toThrow(/template has no find/);
     } finally {
       await sandbox.kill();
+    }
+  });
+
+  it("binds mounts under /opt/cairn on a root filesystem with an /opt of its own", async (context) => {
+    needSandboxes(context, t);
+    const runner = runnerOf(t);
+    const projectId = projectIdOf(t);
+    const core = join(rootfs, "..", `${rootfs.split("/").at(-1)}-core.mjs`);
+    writeFileSync(core, "agent core", { mode: 0o644 });
+    const record = await runner.create(
+      projectId,
+      sandboxOptions({
+        template: "tiny",
+        mounts: [{ hostPath: core, sandboxPath: "/opt/cairn/agent-core.mjs" }],
+      }),
+    );
+    try {
+      const run = await runShell(
+        runner,
+        projectId,
+        record.id,
+        "cat /opt/vendor/tool.txt; echo; cat /opt/cairn/agent-core.mjs; echo; ls /opt",
+      );
+      expect(run.stdout).toBe("vendor tool\nagent core\ncairn\nvendor");
+    } finally {
+      await runner.delete(projectId, record.id);
+      rmSync(core, { force: true });
     }
   });
 

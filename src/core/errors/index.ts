@@ -1,3 +1,5 @@
+export { AgentNotReadyError } from "./agent-not-ready-error.js";
+export { AgentTurnError } from "./agent-turn-error.js";
 export { ApiRequestError } from "./api-request-error.js";
 export { CairnError } from "./cairn-error.js";
 export { ConfigurationError } from "./configuration-error.js";

@@ -32,6 +32,17 @@ export function resolveConnection(connection: SandboxConnection = {}): ServiceCo
   return { endpoint: resolved.endpoint, apiKey: undefined, token };
 }
 
+/** The connection fields that are set (the others fall back to the environment). */
+export function definedConnection(fields: {
+  endpoint: string | undefined;
+  apiKey: string | undefined;
+  token: string | undefined;
+}): SandboxConnection {
+  return Object.fromEntries(
+    Object.entries(fields).filter(([, value]) => value !== undefined),
+  ) as SandboxConnection;
+}
+
 type CallOptions = Omit<ServiceRequest, "method" | "path">;
 
 /**

@@ -29,6 +29,7 @@ import { resolveSandboxRequest } from "../validate.js";
 import { connectExec, type ExecHandle, type ExecResult } from "./exec-handle.js";
 import { SandboxFiles } from "./files.js";
 import {
+  definedConnection,
   type ResolvedConnection,
   resolveConnection,
   type SandboxConnection,
@@ -313,15 +314,4 @@ export function usage(
     `/api/usage${search.size > 0 ? `?${search}` : ""}`,
     usageReportSchema,
   );
-}
-
-/** The connection fields that are set (the others fall back to the environment). */
-function definedConnection(fields: {
-  endpoint: string | undefined;
-  apiKey: string | undefined;
-  token: string | undefined;
-}): SandboxConnection {
-  return Object.fromEntries(
-    Object.entries(fields).filter(([, value]) => value !== undefined),
-  ) as SandboxConnection;
 }

@@ -36,7 +36,7 @@ import {
 } from "./helpers/core-process.js";
 import { type ForwardProxy, startForwardProxy } from "./helpers/forward-proxy.js";
 
-const placeholder = "cairn-sealed:agt_test.KEY.0f3a9c";
+const placeholder = "cairn_sealed_0f3a9c52d4e1b7a8c6f0e2d9b1a4c7e3";
 const keyEnv = { CAIRN_SECRET_MODEL_KEY: placeholder };
 
 let workspace: string;
@@ -653,6 +653,41 @@ describe("the agent core's packages", () => {
       },
       { role: "tool", tool_call_id: "call_greet", content: "Hello, Ada" },
       { role: "tool", tool_call_id: "call_fail", content: "Error: whom should I greet?" },
+    ]);
+  });
+
+  it("installs and calls the example package of docs/agent-tools.md, as written there", async () => {
+    const doc = await readFile(new URL("../../docs/agent-tools.md", import.meta.url), "utf8");
+    const files = Object.fromEntries(
+      [...doc.matchAll(/```(?:json|js) ([\w.-]+)\n([\s\S]*?)```/g)].map((match) => [
+        match[1] ?? "",
+        match[2] ?? "",
+      ]),
+    );
+    expect(Object.keys(files)).toEqual(["package.json", "index.js"]);
+    const name = JSON.parse(files["package.json"] ?? "{}").name as string;
+    await installPackage(name, files);
+    await writeFile(join(workspace, "draft.txt"), "Two lines\nof five words\n");
+    const model = await fake([
+      {
+        toolCalls: [
+          call("call_count", "count_words", { path: "draft.txt" }),
+          call("call_slug", "slugify", { text: "Héllo, Wörld!" }),
+          call("call_out", "count_words", { path: "../outside.txt" }),
+        ],
+      },
+      { text: "Done." },
+    ]);
+    const agent = await core(configFor(model.baseURL, { packages: [name] }));
+    const { tools } = await ready(agent);
+    expect(tools.slice(4).map((tool) => tool.name)).toEqual(["count_words", "slugify"]);
+    await turn(agent, "turn_doc", "Count");
+    expect(
+      toolOutputs(agent, "turn_doc").map(({ output, isError }) => ({ output, isError })),
+    ).toEqual([
+      { output: { words: 5, lines: 3, characters: 24 }, isError: false },
+      { output: "hello-world", isError: false },
+      { output: "../outside.txt is outside the workspace", isError: true },
     ]);
   });
 

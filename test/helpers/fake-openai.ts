@@ -46,6 +46,9 @@ export type FakeStep =
       headers?: Record<string, string>;
     };
 
+/** A step, or what makes it from the request (an answer that quotes what the request carried). */
+export type FakeScriptStep = FakeStep | ((request: FakeRequest) => FakeStep);
+
 export interface FakeRequest {
   method: string;
   path: string;
@@ -96,7 +99,7 @@ export interface FakeOpenAIOptions {
  * `POST /v1/embeddings` answers without using the script: small deterministic vectors.
  */
 export async function startFakeOpenAI(
-  script: readonly FakeStep[],
+  script: readonly FakeScriptStep[],
   options: FakeOpenAIOptions = {},
 ): Promise<FakeOpenAI> {
   const steps = [...script];
@@ -138,7 +141,9 @@ export async function startFakeOpenAI(
         });
         return;
       }
-      const step = steps.shift();
+      const next = steps.shift();
+      const step =
+        typeof next === "function" ? next(requests[requests.length - 1] as FakeRequest) : next;
       if (step === undefined) {
         send(
           500,

@@ -5,6 +5,8 @@ import { cors } from "hono/cors";
 import { requestId } from "hono/request-id";
 import { findScorer } from "../tracing/scoring/registry.js";
 import type { JudgeGrader, Scorer } from "../tracing/scoring/types.js";
+import { agentRoutes } from "./agents/routes.js";
+import type { AgentService } from "./agents/service.js";
 import { createDashboard, type DashboardOption } from "./dashboard/index.js";
 import { projectEventRoutes } from "./events/event-routes.js";
 import { ProjectEvents } from "./events/project-events.js";
@@ -73,6 +75,8 @@ export interface AppParts {
   readonly scorers?: Readonly<Record<string, Scorer>> | undefined;
   /** The sandbox runner, or why there is none. Default: none (503 on the sandbox API). */
   readonly sandboxes?: SandboxService | undefined;
+  /** Managed agents (`/v1/agents`), or why there are none. Default: none (503). */
+  readonly agents?: AgentService | undefined;
   /** Secret stores (`/api/secret-stores`); absent, the routes are not served. */
   readonly secretStores?: SecretVault | undefined;
   /** Origins whose pages may call the API from a browser. Default: any. */
@@ -205,6 +209,13 @@ export function createApp(parts: AppParts) {
   app.route("/", execWebSocketRoutes(sandboxes, access));
   if (parts.secretStores !== undefined) app.route("/", secretRoutes(parts.secretStores));
   app.route("/", sandboxRoutes(sandboxes, access, parts.abortResponse));
+  app.route(
+    "/",
+    agentRoutes(
+      parts.agents ?? { unavailable: "this service runs no sandboxes" },
+      parts.abortResponse ?? (() => undefined),
+    ),
+  );
   app.route("/", analyticsRoutes(parts.db));
   app.route("/", versionRoutes(new VersionStore(parts.db)));
   app.onError(errorResponse);

@@ -14,6 +14,7 @@ import { loadMasterKey } from "../sandbox/runner/secrets/master-key.js";
 import { Judge, type JudgeConfig, judgeFromEnvironment } from "../tracing/scoring/judge.js";
 import { isBuiltinScorer, scorerSlugPattern } from "../tracing/scoring/registry.js";
 import type { Scorer } from "../tracing/scoring/types.js";
+import { type AgentOptions, agentRegistryURL, startAgentService } from "./agents/service.js";
 import { createApp } from "./app.js";
 import { apiKeyFile, resolveDataDir } from "./data-directory.js";
 import { judgeSpanRecorder } from "./evaluation/judge-spans.js";
@@ -78,6 +79,8 @@ export interface ServerOptions {
   scorers?: Readonly<Record<string, Scorer>>;
   /** The sandbox runner: templates, disk range, limits, prices; `{ enabled: false }` for none. */
   sandboxes?: SandboxOptions;
+  /** Managed agents: the npm registry their packages come from. */
+  agents?: AgentOptions;
   /** Origins whose pages may call the API from a browser (CORS). Default: any origin. */
   corsOrigins?: readonly string[];
   /**
@@ -137,6 +140,7 @@ export async function createServer(options: ServerOptions = {}): Promise<CairnSe
     }),
   };
   checkServiceScorers(options.scorers);
+  agentRegistryURL(options.agents?.registry);
   const dataDir = resolveDataDir(options.dataDir);
   mkdirSync(dataDir, { recursive: true });
   // One owner per data directory, before anything in it is read or changed.
@@ -225,6 +229,8 @@ async function startParts(
     (projectId, record) => events.sandboxChanged(projectId, record),
   );
   if ("runner" in sandboxes) opened.push(() => sandboxes.runner.close());
+  const agents = startAgentService(db, dataDir, sandboxes, options.agents);
+  if ("close" in agents) opened.push(() => agents.close());
   const app = createApp({
     db,
     projects,
@@ -233,6 +239,7 @@ async function startParts(
     judgeFor: judgeConfig === undefined ? undefined : judgesByProject(judgeConfig, spans),
     scorers: options.scorers,
     sandboxes,
+    agents,
     secretStores,
     events,
     corsOrigins: options.corsOrigins,
@@ -290,8 +297,11 @@ async function startParts(
         events.close();
         // Exec sockets are not requests: they end now, and every sandbox with them.
         for (const socket of webSockets.clients) socket.terminate();
-        const sandboxesStopped =
-          "runner" in sandboxes ? sandboxes.runner.close() : Promise.resolve();
+        // Agents' processes stop cleanly first, then every sandbox.
+        const agentsStopped = "close" in agents ? agents.close() : Promise.resolve();
+        const sandboxesStopped = agentsStopped
+          .catch(() => undefined)
+          .then(() => ("runner" in sandboxes ? sandboxes.runner.close() : undefined));
         server.close(() => {
           // Requests are finished: the workers have nothing left to store.
           void Promise.all([ingester.close(), sandboxesStopped.catch(() => undefined)]).finally(

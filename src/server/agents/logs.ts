@@ -11,7 +11,8 @@ const maxLineLength = 8192;
 
 interface AgentLog {
   readonly ring: EventRing<NumberedLogLine>;
-  readonly listeners: Set<(line: NumberedLogLine) => void>;
+  /** Each follower's line listener, and what ends its stream. */
+  readonly listeners: Map<(line: NumberedLogLine) => void, () => void>;
   nextId: number;
 }
 
@@ -28,7 +29,7 @@ export class AgentLogs {
   private log(agentId: string): AgentLog {
     let log = this.logs.get(agentId);
     if (log === undefined) {
-      log = { ring: new EventRing(this.linesKept, 0), listeners: new Set(), nextId: 1 };
+      log = { ring: new EventRing(this.linesKept, 0), listeners: new Map(), nextId: 1 };
       this.logs.set(agentId, log);
     }
     return log;
@@ -46,7 +47,7 @@ export class AgentLogs {
           : text,
     };
     log.ring.push(line);
-    for (const listener of log.listeners) listener(line);
+    for (const listener of log.listeners.keys()) listener(line);
   }
 
   /** The last `tail` lines kept (after `afterId`, when resuming), oldest first. */
@@ -55,15 +56,33 @@ export class AgentLogs {
     return tail >= kept.length ? kept : kept.slice(kept.length - tail);
   }
 
-  /** Calls `listener` with each line from now on; returns what stops it. */
-  follow(agentId: string, listener: (line: NumberedLogLine) => void): () => void {
+  /**
+   * Calls `listener` with each line from now on, and `end` when no more will come (the agent
+   * was deleted, the service is closing); returns what stops it.
+   */
+  follow(
+    agentId: string,
+    listener: (line: NumberedLogLine) => void,
+    end: () => void = () => undefined,
+  ): () => void {
     const log = this.log(agentId);
-    log.listeners.add(listener);
+    log.listeners.set(listener, end);
     return () => log.listeners.delete(listener);
   }
 
-  /** Forgets an agent's lines (it was deleted). */
+  /** Forgets an agent's lines (it was deleted), ending its followers. */
   forget(agentId: string): void {
+    const log = this.logs.get(agentId);
     this.logs.delete(agentId);
+    for (const end of log?.listeners.values() ?? []) end();
+  }
+
+  /** Ends every follower (the service is closing). */
+  close(): void {
+    for (const log of this.logs.values()) {
+      const ends = [...log.listeners.values()];
+      log.listeners.clear();
+      for (const end of ends) end();
+    }
   }
 }

@@ -1,0 +1,91 @@
+import type { DatabaseSync } from "node:sqlite";
+import { ConfigurationError } from "../../core/errors/index.js";
+import type { SandboxRunner } from "../../sandbox/runner/runner.js";
+import type { SandboxService } from "../sandboxes/service.js";
+import type { SecretVault } from "../store/secret-vault.js";
+import { AgentLogs } from "./logs.js";
+import { AgentStore } from "./store.js";
+import { AgentSupervisor } from "./supervisor.js";
+
+/** `createServer({ agents })`. */
+export interface AgentOptions {
+  /**
+   * The npm registry agents' packages are installed from, reached through each agent's egress
+   * proxy during the install only. Default https://registry.npmjs.org/.
+   */
+  readonly registry?: string;
+}
+
+/** The agents half of the service, or why there is none (its routes answer 503 with it). */
+export type AgentService =
+  | {
+      readonly store: AgentStore;
+      readonly logs: AgentLogs;
+      readonly supervisor: AgentSupervisor;
+      readonly runner: SandboxRunner;
+      readonly templates: ReadonlyMap<string, unknown>;
+      readonly secretStores: SecretVault | undefined;
+      /** Stops every agent's process and sandbox; their records keep their states. */
+      close(): Promise<void>;
+    }
+  | { readonly unavailable: string };
+
+export const defaultAgentRegistry = "https://registry.npmjs.org/";
+
+/** The registry option as a URL, or a ConfigurationError naming what is wrong with it. */
+export function agentRegistryURL(registry: string = defaultAgentRegistry): URL {
+  let url: URL | undefined;
+  try {
+    url = new URL(registry);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    throw new ConfigurationError(
+      `createServer(): agents.registry ${JSON.stringify(registry)} must be an http(s) URL, such as ${defaultAgentRegistry}`,
+    );
+  }
+  if (url.username !== "" || url.password !== "") {
+    throw new ConfigurationError(
+      "createServer(): agents.registry must not hold credentials: the sandbox would see them",
+    );
+  }
+  return url;
+}
+
+/**
+ * Starts the agents on a sandbox service: their store, logs and supervisor, and every agent
+ * that was running when the service last stopped (each in a new sandbox on its kept workspace).
+ */
+export function startAgentService(
+  db: DatabaseSync,
+  dataDir: string,
+  sandboxes: SandboxService,
+  options: AgentOptions = {},
+): AgentService {
+  const registry = agentRegistryURL(options.registry);
+  if ("unavailable" in sandboxes) return { unavailable: sandboxes.unavailable };
+  const store = new AgentStore(db);
+  const logs = new AgentLogs();
+  const supervisor = new AgentSupervisor({
+    runner: sandboxes.runner,
+    store,
+    logs,
+    dataDir,
+    registry,
+    diskMB: sandboxes.diskRangeMB.default,
+  });
+  supervisor.resume();
+  return {
+    store,
+    logs,
+    supervisor,
+    runner: sandboxes.runner,
+    templates: sandboxes.templates,
+    secretStores: sandboxes.secretStores,
+    async close() {
+      await supervisor.close();
+      logs.close();
+    },
+  };
+}

@@ -1,0 +1,204 @@
+import { log } from "../../../core/logger.js";
+import type { AgentChannelType } from "../../../core/wire/agent-channels.js";
+import { ApiError } from "../../http/api-error.js";
+import type { AgentTurns } from "./agent-turns.js";
+
+/** A thread of a channel: where a message came from, and where its reply goes. */
+export interface ChannelThread {
+  readonly type: AgentChannelType;
+  /** The channel's id, chn_… */
+  readonly id: string;
+  /** The thread within the channel: a webhook's `thread`, a Slack channel and thread ts. */
+  readonly thread: string;
+}
+
+/** A turn's answer, as a channel sends it back. */
+export interface ChannelAnswer {
+  readonly conversationId: string;
+  /** The reply: the turn's text, concatenated. */
+  readonly text: string;
+  /** Why the turn failed, when it did. */
+  readonly error?: string;
+}
+
+/** Sends a turn's answer back the way its message came; `signal` aborts when the channel goes. */
+export type ChannelReply = (answer: ChannelAnswer, signal: AbortSignal) => Promise<void>;
+
+/** How many messages of one thread may wait for the turn before them. */
+const maxWaitingPerThread = 8;
+
+interface ThreadLine {
+  readonly conversationId: string;
+  /** Settles when the thread's last turn (and its reply) is done; never rejects. */
+  tail: Promise<void>;
+  /** Turns of the thread that run or wait. */
+  pending: number;
+}
+
+/**
+ * A channel's messages as turns of their thread's conversation: one turn at a time per thread
+ * (a message that comes while the thread's turn runs waits for it, rather than failing on the
+ * conversation's one-turn rule), each answer handed to the channel's `reply`. Turns run in the
+ * background of the request that brought their message.
+ */
+export class ChannelTurns {
+  private readonly lines = new Map<string, ThreadLine>();
+  /** The turns of each channel, running or waiting: aborted when the channel is deleted. */
+  private readonly controllers = new Map<string, Set<AbortController>>();
+
+  constructor(private readonly turns: AgentTurns) {}
+
+  /**
+   * Takes a message of `channel`'s thread and returns the conversation it goes to, at once. The
+   * turn starts now, or after the thread's turns before it; `reply` gets its answer. Throws the
+   * ApiError of a turn that cannot start now (the agent is not ready, the conversation runs a
+   * turn started elsewhere), or 409 when too many messages of the thread wait.
+   */
+  start(
+    message: { projectId: string; agentId: string; channel: ChannelThread; content: string },
+    reply: ChannelReply,
+  ): string {
+    const key = `${message.channel.type}\n${message.channel.id}\n${message.channel.thread}`;
+    const line = this.lines.get(key);
+    if (line !== undefined && line.pending > maxWaitingPerThread) {
+      throw new ApiError(
+        "conflict",
+        `${line.pending} messages of thread ${JSON.stringify(message.channel.thread)} are waiting for the agent's answers; send this one again once it has answered`,
+      );
+    }
+    const controller = this.track(message.channel.id);
+    const answer = (conversationId: string, parts: AsyncIterable<unknown>) =>
+      this.answer(message.channel, conversationId, parts, controller.signal, reply);
+    let current: ThreadLine;
+    if (line === undefined) {
+      let turn: ReturnType<AgentTurns["send"]>;
+      try {
+        turn = this.send(message, undefined, controller.signal);
+      } catch (error) {
+        this.untrack(message.channel.id, controller);
+        throw error;
+      }
+      current = { conversationId: turn.conversationId, tail: Promise.resolve(), pending: 0 };
+      current.tail = answer(turn.conversationId, turn.parts);
+      this.lines.set(key, current);
+    } else {
+      current = line;
+      const { conversationId } = line;
+      current.tail = line.tail.then(() => {
+        if (controller.signal.aborted) return;
+        try {
+          const turn = this.send(message, conversationId, controller.signal);
+          return answer(conversationId, turn.parts);
+        } catch (error) {
+          return this.deliver(message.channel, reply, controller.signal, {
+            conversationId,
+            text: "",
+            error: messageOf(error),
+          });
+        }
+      });
+    }
+    current.pending++;
+    void current.tail.then(() => {
+      current.pending--;
+      this.untrack(message.channel.id, controller);
+      if (current.pending === 0 && this.lines.get(key) === current) this.lines.delete(key);
+    });
+    return current.conversationId;
+  }
+
+  /** Aborts the turns of a channel, running and waiting, and sends no more of its replies. */
+  stopChannel(channelId: string): void {
+    for (const controller of this.controllers.get(channelId) ?? []) controller.abort();
+  }
+
+  /** Aborts every channel's turns: the service is closing. */
+  close(): void {
+    for (const channelId of this.controllers.keys()) this.stopChannel(channelId);
+  }
+
+  private send(
+    message: { projectId: string; agentId: string; channel: ChannelThread; content: string },
+    conversationId: string | undefined,
+    signal: AbortSignal,
+  ) {
+    const existing =
+      conversationId ??
+      this.turns.conversationFor(message.projectId, message.agentId, message.channel);
+    return this.turns.send({
+      projectId: message.projectId,
+      agentId: message.agentId,
+      ...(existing === undefined ? {} : { conversationId: existing }),
+      content: message.content,
+      channel: message.channel,
+      signal,
+    });
+  }
+
+  // Reads the turn to its end; never rejects.
+  private async answer(
+    channel: ChannelThread,
+    conversationId: string,
+    parts: AsyncIterable<unknown>,
+    signal: AbortSignal,
+    reply: ChannelReply,
+  ): Promise<void> {
+    let text = "";
+    let error: string | undefined;
+    try {
+      for await (const part of parts) {
+        const { type, delta, errorText } = part as {
+          type?: unknown;
+          delta?: unknown;
+          errorText?: unknown;
+        };
+        if (type === "text-delta" && typeof delta === "string") text += delta;
+        if (type === "error") error = typeof errorText === "string" ? errorText : "the turn failed";
+      }
+    } catch (thrown) {
+      error = messageOf(thrown);
+    }
+    // A deleted channel sends nothing more.
+    if (signal.aborted) return;
+    await this.deliver(channel, reply, signal, {
+      conversationId,
+      text,
+      ...(error === undefined ? {} : { error }),
+    });
+  }
+
+  private async deliver(
+    channel: ChannelThread,
+    reply: ChannelReply,
+    signal: AbortSignal,
+    answer: ChannelAnswer,
+  ): Promise<void> {
+    try {
+      await reply(answer, signal);
+    } catch (error) {
+      log.warn(`agent channel ${channel.id}: the reply to ${channel.type} was not sent`, error);
+    }
+  }
+
+  private track(channelId: string): AbortController {
+    const controller = new AbortController();
+    let set = this.controllers.get(channelId);
+    if (set === undefined) {
+      set = new Set();
+      this.controllers.set(channelId, set);
+    }
+    set.add(controller);
+    return controller;
+  }
+
+  private untrack(channelId: string, controller: AbortController): void {
+    const set = this.controllers.get(channelId);
+    set?.delete(controller);
+    if (set?.size === 0) this.controllers.delete(channelId);
+  }
+}
+
+function messageOf(error: unknown): string {
+  if (ApiError.isInstance(error)) return error.message;
+  return error instanceof Error ? error.message : "the turn failed";
+}

@@ -1,0 +1,61 @@
+import type { DatabaseSync } from "node:sqlite";
+import type { Context } from "hono";
+import { Hono } from "hono";
+import type { FailedAuthentications } from "../../http/auth.js";
+import type { Caller, ProjectStore } from "../../store/projects.js";
+import type { SecretVault } from "../../store/secret-vault.js";
+import type { AgentTurns } from "./agent-turns.js";
+import { type ChannelAgents, channelRoutes } from "./channel-routes.js";
+import { ChannelStore } from "./channel-store.js";
+import { ChannelTurns } from "./channel-turns.js";
+import type { OutboundPolicy } from "./outbound.js";
+import type { ChannelParts } from "./parts.js";
+import { slackRoutes } from "./slack-routes.js";
+import { webTokenCaller } from "./web-token-caller.js";
+import { webhookRoutes } from "./webhook-routes.js";
+
+export type { OutboundPolicy } from "./outbound.js";
+
+export interface AgentChannelsOptions {
+  readonly db: DatabaseSync;
+  readonly vault: SecretVault;
+  readonly projects: ProjectStore;
+  readonly agents: ChannelAgents;
+  readonly turns: AgentTurns;
+  /** The failed authentications per address that the API key's check counts too. */
+  readonly failures: FailedAuthentications;
+  /** Where replies may be sent (webhook callbacks, Slack's API). */
+  readonly policy: OutboundPolicy;
+  /** The waits between a reply's tries. Default 1 s, 2 s, 4 s, 8 s. */
+  readonly retryDelaysMs?: readonly number[] | undefined;
+}
+
+/** The channels of managed agents (issue 15): web, webhook and Slack. */
+export interface AgentChannels {
+  /** `POST /v1/channels/{webhook,slack}/{channelId}`: signed by the channel's secret, no API key. */
+  readonly incomingRoutes: Hono;
+  /** `/v1/agents/{id}/channels…`, behind the API key. */
+  readonly keyRoutes: ReturnType<typeof channelRoutes>;
+  /** Agent web tokens as a way in, for the API key's check (`AuthOptions.alternative`). */
+  readonly caller: (c: Context, presented: string | undefined) => Caller | string | undefined;
+  /** Aborts the channels' turns and their replies' retries: the service is closing. */
+  close(): void;
+}
+
+export function agentChannels(options: AgentChannelsOptions): AgentChannels {
+  const channels = new ChannelStore(options.db, options.vault);
+  const turns = new ChannelTurns(options.turns);
+  const parts: ChannelParts = {
+    channels,
+    turns,
+    vault: options.vault,
+    failures: options.failures,
+    replies: { policy: options.policy, retryDelaysMs: options.retryDelaysMs },
+  };
+  return {
+    incomingRoutes: new Hono().route("/", webhookRoutes(parts)).route("/", slackRoutes(parts)),
+    keyRoutes: channelRoutes(parts, options.agents),
+    caller: webTokenCaller(channels, options.projects),
+    close: () => turns.close(),
+  };
+}

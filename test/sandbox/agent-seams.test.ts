@@ -1,5 +1,5 @@
 import { once } from "node:events";
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -318,8 +318,10 @@ describe("kept workspaces", () => {
     const keepAt = join(t.dataDir, "agents", "agt_shared", "workspace");
     const first = await runner.create(projectId, sandboxOptions({ workspace: { keepAt } }));
     try {
+      const linked = join(folder, "linked-agents");
+      symlinkSync(join(t.dataDir, "agents", "agt_shared"), linked);
       const error = await runner
-        .create(projectId, sandboxOptions({ workspace: { keepAt: `${keepAt}/.` } }))
+        .create(projectId, sandboxOptions({ workspace: { keepAt: join(linked, "workspace") } }))
         .then(
           () => undefined,
           (thrown: unknown) => thrown,

@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
+import { realpathSync } from "node:fs";
 import { lstat, mkdir, rename, rm, rmdir, stat, statfs } from "node:fs/promises";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { CairnError } from "../../core/errors/index.js";
 import { loopDevicesOf } from "./recovery.js";
@@ -31,7 +32,13 @@ export function keptWorkspacePath(workspace: KeptWorkspace, runtimeDir: string):
       `workspace.keepAt ${JSON.stringify(keepAt)} must be an absolute host path`,
     );
   }
-  const path = resolve(keepAt);
+  // Through its folder's links, so that two spellings of one place are one workspace.
+  let path = resolve(keepAt);
+  try {
+    path = join(realpathSync(dirname(path)), basename(path));
+  } catch {
+    // Its folder is made at first use.
+  }
   const runtime = resolve(runtimeDir);
   if (path === runtime || path.startsWith(`${runtime}/`) || runtime.startsWith(`${path}/`)) {
     throw new CairnError(

@@ -415,8 +415,10 @@ export class AgentSupervisor {
       error instanceof AgentStepError
         ? error.message
         : `the agent could not start: ${(error as Error).message}`;
-    if (!(error instanceof AgentStepError || CairnError.isInstance(error))) {
-      log.error(`agent ${s.agentId} could not start`, error);
+    if (!(error instanceof AgentStepError)) {
+      // What the host said (bwrap's words, paths) stays in the service's log.
+      const cause = (error as { cause?: unknown }).cause;
+      log.warn(`agent ${s.agentId} could not start: ${(error as Error).message}`, cause ?? error);
     }
     this.crashed(s, message, permanent);
   }

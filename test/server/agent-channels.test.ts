@@ -6,10 +6,11 @@ import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomHex } from "../../src/core/ids.js";
+import type { AgentStreamPart } from "../../src/core/wire/agent-conversations.js";
 import { parseMasterKey } from "../../src/sandbox/runner/secrets/master-key.js";
-import type { AgentTurns } from "../../src/server/agents/channels/agent-turns.js";
 import { type AgentChannels, agentChannels } from "../../src/server/agents/channels/index.js";
 import type { OutboundPolicy } from "../../src/server/agents/channels/outbound.js";
+import type { AgentTurns } from "../../src/server/agents/turns.js";
 import { ApiError } from "../../src/server/http/api-error.js";
 import {
   type AuthVariables,
@@ -48,7 +49,7 @@ class ScriptedTurns implements AgentTurns {
 
   send(input: Send) {
     if (this.notReady.has(input.agentId)) {
-      throw new ApiError("conflict", `agent ${input.agentId} is not ready: its state is crashed`);
+      throw new ApiError("agent_not_ready", `agent ${input.agentId} is crashed`);
     }
     const key = this.key(input.agentId, input.channel);
     const conversationId =
@@ -58,8 +59,9 @@ class ScriptedTurns implements AgentTurns {
     if (key !== undefined) this.conversations.set(key, conversationId);
     this.sent.push(input);
     const { hold, failWith } = this;
-    async function* parts() {
-      yield { type: "start", messageId: "m", messageMetadata: { conversationId } };
+    async function* parts(): AsyncGenerator<AgentStreamPart> {
+      const messageMetadata = { conversationId, traceId: `tr_${randomHex(16)}` };
+      yield { type: "start", messageId: "m", messageMetadata };
       if (hold !== undefined) {
         await Promise.race([
           hold,
@@ -78,7 +80,7 @@ class ScriptedTurns implements AgentTurns {
       yield { type: "text-delta", id: "t", delta: "echo: " };
       yield { type: "text-delta", id: "t", delta: input.content };
       yield { type: "text-end", id: "t" };
-      yield { type: "finish" };
+      yield { type: "finish", messageMetadata };
     }
     return { conversationId, parts: parts() };
   }
@@ -587,7 +589,7 @@ describe("a webhook channel", () => {
       await expectError(
         await postWebhook(url, secret, { id: "n-1", text: "hi" }),
         409,
-        /not ready/,
+        /is crashed/,
       );
     } finally {
       t.turns.notReady.delete(t.agentOf.a);

@@ -1,16 +1,8 @@
 import { log } from "../../../core/logger.js";
-import type { AgentChannelType } from "../../../core/wire/agent-channels.js";
+import type { AgentStreamPart } from "../../../core/wire/agent-conversations.js";
 import { ApiError } from "../../http/api-error.js";
-import type { AgentTurns } from "./agent-turns.js";
-
-/** A thread of a channel: where a message came from, and where its reply goes. */
-export interface ChannelThread {
-  readonly type: AgentChannelType;
-  /** The channel's id, chn_… */
-  readonly id: string;
-  /** The thread within the channel: a webhook's `thread`, a Slack channel and thread ts. */
-  readonly thread: string;
-}
+import type { ConversationChannel } from "../conversation-store.js";
+import type { AgentTurns } from "../turns.js";
 
 /** A turn's answer, as a channel sends it back. */
 export interface ChannelAnswer {
@@ -55,7 +47,7 @@ export class ChannelTurns {
    * turn started elsewhere), or 409 when too many messages of the thread wait.
    */
   start(
-    message: { projectId: string; agentId: string; channel: ChannelThread; content: string },
+    message: { projectId: string; agentId: string; channel: ConversationChannel; content: string },
     reply: ChannelReply,
   ): string {
     const key = `${message.channel.type}\n${message.channel.id}\n${message.channel.thread}`;
@@ -67,7 +59,7 @@ export class ChannelTurns {
       );
     }
     const controller = this.track(message.channel.id);
-    const answer = (conversationId: string, parts: AsyncIterable<unknown>) =>
+    const answer = (conversationId: string, parts: AsyncIterable<AgentStreamPart>) =>
       this.answer(message.channel, conversationId, parts, controller.signal, reply);
     let current: ThreadLine;
     if (line === undefined) {
@@ -118,7 +110,7 @@ export class ChannelTurns {
   }
 
   private send(
-    message: { projectId: string; agentId: string; channel: ChannelThread; content: string },
+    message: { projectId: string; agentId: string; channel: ConversationChannel; content: string },
     conversationId: string | undefined,
     signal: AbortSignal,
   ) {
@@ -137,9 +129,9 @@ export class ChannelTurns {
 
   // Reads the turn to its end; never rejects.
   private async answer(
-    channel: ChannelThread,
+    channel: ConversationChannel,
     conversationId: string,
-    parts: AsyncIterable<unknown>,
+    parts: AsyncIterable<AgentStreamPart>,
     signal: AbortSignal,
     reply: ChannelReply,
   ): Promise<void> {
@@ -147,13 +139,9 @@ export class ChannelTurns {
     let error: string | undefined;
     try {
       for await (const part of parts) {
-        const { type, delta, errorText } = part as {
-          type?: unknown;
-          delta?: unknown;
-          errorText?: unknown;
-        };
-        if (type === "text-delta" && typeof delta === "string") text += delta;
-        if (type === "error") error = typeof errorText === "string" ? errorText : "the turn failed";
+        if (part.type === "text-delta") text += part.delta;
+        if (part.type === "error") error = part.errorText;
+        if (part.type === "abort") error ??= "the turn was stopped";
       }
     } catch (thrown) {
       error = messageOf(thrown);
@@ -168,7 +156,7 @@ export class ChannelTurns {
   }
 
   private async deliver(
-    channel: ChannelThread,
+    channel: ConversationChannel,
     reply: ChannelReply,
     signal: AbortSignal,
     answer: ChannelAnswer,

@@ -4,7 +4,7 @@ import { Hono } from "hono";
 import type { FailedAuthentications } from "../../http/auth.js";
 import type { Caller, ProjectStore } from "../../store/projects.js";
 import type { SecretVault } from "../../store/secret-vault.js";
-import type { AgentTurns } from "./agent-turns.js";
+import type { AgentTurns } from "../turns.js";
 import { type ChannelAgents, channelRoutes } from "./channel-routes.js";
 import { ChannelStore } from "./channel-store.js";
 import { ChannelTurns } from "./channel-turns.js";

@@ -177,17 +177,27 @@ export async function installPackages(
   );
 }
 
-/** npm's error lines without their prefix, the empty ones and the pointer to its debug log. */
+/**
+ * npm's error lines without their prefix (and the status a 404's lines repeat), the empty ones,
+ * and what follows its own advice ("Note that you can also install from a tarball…", which
+ * agents may not) or points to its debug log.
+ */
 function npmErrorLines(stderr: readonly string[]): string[] {
-  return stderr
-    .map((line) => line.replace(/^npm (error|ERR!)\s?/, "").trim())
-    .filter(
-      (line, index) =>
-        /^npm (error|ERR!)/.test(stderr[index] ?? "") &&
-        line !== "" &&
-        !/^\d{3}$/.test(line) &&
-        !/complete log of this run|A complete log/i.test(line),
-    );
+  const lines: string[] = [];
+  for (const raw of stderr) {
+    if (!/^npm (error|ERR!)/.test(raw)) continue;
+    const line = raw.replace(/^npm (error|ERR!)\s?/, "").trim();
+    const text = line.replace(/^\d{3}\s{2,}/, "");
+    if (
+      /^Note that you can also install|complete log of this run/i.test(
+        line.replace(/^\d{3}\s+/, ""),
+      )
+    ) {
+      break;
+    }
+    if (text !== "" && !/^\d{3}$/.test(text)) lines.push(text);
+  }
+  return lines;
 }
 
 /** The last lines of some output, as one line for a message. */

@@ -144,3 +144,9 @@ export const webhookReplySchema = z.object({
 });
 
 export type WebhookReply = z.infer<typeof webhookReplySchema>;
+
+/** A webhook channel's answer to a message it took: the turn runs, its reply follows. */
+export const webhookAcceptedSchema = z.object({
+  accepted: z.literal(true),
+  conversationId: z.string().describe("conv_…: the conversation of the message's thread"),
+});

@@ -16,6 +16,7 @@ import { errorStatuses } from "../http/api-error.js";
 import { analyticsQuerySchemas } from "../routes/analytics.js";
 import { listQuerySchema, traceQuerySchema } from "../routes/traces.js";
 import { publishVersionSchema } from "../routes/versions.js";
+import { agentChannelRoutes } from "./agent-channel-routes.js";
 import { dashboardRoutes } from "./dashboard-routes.js";
 import { evaluationRoutes } from "./evaluation-routes.js";
 import { projectEventRoutes } from "./project-events-routes.js";
@@ -192,6 +193,7 @@ const routes: RouteConfig[] = [
   ...sandboxAccessRoutes(errorResponses, common),
   ...projectEventRoutes(errorResponses, common),
   ...dashboardRoutes(errorResponses, common),
+  ...agentChannelRoutes(errorResponses, common),
 ];
 
 /** The OpenAPI 3.1 document of the API, generated from the zod schemas the routes use. */

@@ -2,6 +2,8 @@
 // show, change and delete, and every refusal of the contract, each leaving the stored agents as
 // they were.
 
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { Sandbox } from "cairn-ai/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentRecord } from "../../src/core/wire/agents.js";
@@ -118,8 +120,12 @@ describe("agent records", () => {
     expect(moved.sandboxId).not.toBe(ready.sandboxId);
     expect((await sandboxRecord(t, ready.sandboxId as string)).status).toBe("stopped");
 
+    // Deleted: its process, its sandbox and its kept workspace.
+    const folder = join(t.dataDir, "agents", created.id);
+    expect(existsSync(join(folder, "workspace"))).toBe(true);
     const deleted = await t.call("DELETE", `/v1/agents/${created.id}`);
     expect(deleted.status).toBe(204);
+    expect(existsSync(folder)).toBe(false);
     expect((await t.call("GET", `/v1/agents/${created.id}`)).status).toBe(404);
     expect((await listAgents(t)).map((agent) => agent.id)).not.toContain(created.id);
     expect((await sandboxRecord(t, moved.sandboxId as string)).status).toBe("stopped");
@@ -322,6 +328,29 @@ describe("agents without sandboxes", () => {
         message: expect.stringMatching(/each runs in a sandbox, and sandboxes are turned off/),
       });
       expect((await plain.call("GET", "/v1/agents")).status).toBe(503);
+
+      // The routes are in the API reference, 503 among their answers.
+      const document = await (await fetch(`${plain.server.url}/openapi.json`)).json();
+      for (const path of [
+        "/v1/agents",
+        "/v1/agents/{id}",
+        "/v1/agents/{id}/stop",
+        "/v1/agents/{id}/start",
+        "/v1/agents/{id}/logs",
+      ]) {
+        expect(Object.keys(document.paths[path] ?? {}).length).toBeGreaterThan(0);
+      }
+      expect(Object.keys(document.paths["/v1/agents"].post.responses).sort()).toEqual([
+        "201",
+        "400",
+        "401",
+        "404",
+        "409",
+        "415",
+        "429",
+        "500",
+        "503",
+      ]);
     } finally {
       await plain.stop();
     }

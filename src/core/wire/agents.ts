@@ -71,10 +71,16 @@ export const agentBaseURLSchema = z.string().superRefine((value, context) => {
 
 /** The model an agent calls: an OpenAI-compatible `chat/completions` endpoint. */
 export const agentModelSchema = z.strictObject({
-  baseURL: agentBaseURLSchema,
+  baseURL: agentBaseURLSchema.describe(
+    "the API's base, http(s); the core calls <baseURL>/chat/completions",
+  ),
   model: z.string().min(1, "model.model is empty").max(256),
   /** The key, as `<store>/<KEY>`; absent: the model is called without Authorization. */
-  apiKey: agentSecretReferenceSchema.optional(),
+  apiKey: agentSecretReferenceSchema
+    .optional()
+    .describe(
+      "<store>/<KEY>: a secret of a secret store, which the sandbox only holds as a placeholder; absent: no Authorization",
+    ),
 });
 
 const packageName = /^(?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/;
@@ -113,10 +119,13 @@ export const createAgentRequestSchema = z.strictObject({
   packages: z
     .array(agentPackageSpecSchema)
     .max(maxAgentPackages, `at most ${maxAgentPackages} packages`)
-    .default([]),
+    .default([])
+    .describe(
+      'npm specs from the registry: "name", "name@range", "@scope/name@1.2.3"; no URLs, paths, git or aliases',
+    ),
   template: templateSchema,
   cpuCount: cpuCountSchema.default(1),
-  memoryMB: memoryMBSchema.default(1024),
+  memoryMB: memoryMBSchema.default(1024).describe("1024, 4096, 8192, 16384, 32768 or 65536"),
   /** The secret store whose allowlist and secrets the agent's sandbox uses; default the apiKey's. */
   secretStore: secretStoreNameSchema.optional(),
   tags: sandboxTagsSchema.default({}),

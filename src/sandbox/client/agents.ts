@@ -209,6 +209,8 @@ export class Agents {
     if (response.body === null) return;
     try {
       for await (const event of readServerSentEvents(response.body)) {
+        // Lines that came in the same chunk as the abort are not the caller's any more.
+        if (options.signal?.aborted) return;
         const line = agentLogLineSchema.safeParse(safeJson(event.data));
         if (line.success) yield line.data;
       }

@@ -14,6 +14,22 @@ export class UsageError extends Error {
   }
 }
 
+/**
+ * A failure whose command exits with a code of its own rather than 1 (`cairn agent`'s 3, 4 and
+ * 5), printed as any failure is.
+ */
+export class CommandFailure extends Error {
+  override readonly name = "CommandFailure";
+
+  constructor(
+    message: string,
+    readonly exitCode: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
 /** Commander's errors for wrong usage, and {@link UsageError}, exit with this code. */
 export const usageExitCode = 2;
 
@@ -53,7 +69,12 @@ export class CairnCommand extends Command {
         process.stderr.write(
           `${this.messagePrefix()}: ${error instanceof Error ? error.message : String(error)}\n`,
         );
-        program.exitCode = error instanceof UsageError ? usageExitCode : 1;
+        program.exitCode =
+          error instanceof UsageError
+            ? usageExitCode
+            : error instanceof CommandFailure
+              ? error.exitCode
+              : 1;
       }
     });
   }

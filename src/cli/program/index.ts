@@ -1,5 +1,6 @@
 import { CommanderError } from "commander";
 import { sdkVersion } from "../../tracing/sdk-info.js";
+import { addAgentCommand } from "./agent.js";
 import { CairnCommand, usageExitCode } from "./cairn-command.js";
 import { addDevCommand } from "./dev.js";
 import { addDoctorCommand } from "./doctor.js";
@@ -19,7 +20,9 @@ Exit codes, the same for every command:
 Commands whose help says so add their own: \`cairn test\` exits 1 when a
 threshold is missed and 2 when the test file is wrong; \`cairn sandbox exec\`
 and \`attach\` exit with the remote command's code (128 + the signal's number
-when a signal ended it); \`cairn doctor\` exits 1 when a required check fails.
+when a signal ended it); \`cairn doctor\` exits 1 when a required check fails;
+\`cairn agent\` exits 3 when the model endpoint answered 4xx, 4 on a conflict
+and 5 on a transient failure.
 
 Run \`cairn <command> --help\` for a command's options.`;
 
@@ -48,6 +51,7 @@ export function createProgram(): CairnCommand {
   addDoctorCommand(program);
   addSandboxCommand(program);
   addSecretsCommand(program);
+  addAgentCommand(program);
   return program;
 }
 

@@ -1,0 +1,290 @@
+// `cairn agent …`: the command line as it runs, from the source, in a child process, against a
+// real service with real sandboxes and local OpenAI-compatible model servers.
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type AgentService,
+  modelKeyValue,
+  modelStore,
+  needAgents,
+  startAgentService,
+} from "./agents/helpers/agent-service.js";
+import { runCommand } from "./helpers/run-command.js";
+
+const cli = fileURLToPath(new URL("../src/cli/index.ts", import.meta.url));
+
+let service: AgentService | undefined;
+let folder: string;
+
+const runCommandCall = (id: string, command: string) => ({
+  toolCalls: [{ id, name: "run_command", arguments: JSON.stringify({ command }) }],
+});
+
+beforeAll(async () => {
+  folder = mkdtempSync(join(tmpdir(), "cairn-cli-agent-"));
+  service = await startAgentService({
+    sent: [
+      runCommandCall("call-1", "echo from-the-agent > out.txt; exit 3"),
+      { text: "Done." },
+      { text: "It holds from-the-agent." },
+    ],
+    refusing: [{ status: 401 }],
+    chatty: [
+      { text: "Hello there." },
+      runCommandCall("call-2", "ls /workspace"),
+      { text: "Listed." },
+      { text: "A new start." },
+    ],
+    slow: [runCommandCall("call-slow", "sleep 60"), { text: "After the stop." }],
+  });
+}, 120_000);
+afterAll(async () => {
+  await service?.stop();
+  rmSync(folder, { recursive: true, force: true });
+});
+
+function serviceEnv(): Record<string, string> {
+  const { t } = service as AgentService;
+  return { CAIRN_ENDPOINT: t.server.url, CAIRN_API_KEY: t.apiKey, NO_COLOR: "1" };
+}
+
+/** `cairn agent …` as a user runs it, with `input` piped to its stdin. */
+function agent(args: readonly string[], input?: string, env = serviceEnv()) {
+  return runCommand(process.execPath, ["--import", "tsx", cli, "agent", ...args], env, input);
+}
+
+/** The flags that create an agent on one of the test's models. */
+function modelFlags(model: string, key = true): string[] {
+  const { baseURL } = service as AgentService;
+  return [
+    "--model",
+    "fake-model",
+    "--base-url",
+    baseURL(model),
+    ...(key ? ["--model-key", `${modelStore}/MODEL_KEY`] : ["--secret-store", modelStore]),
+  ];
+}
+
+describe("cairn agent", { timeout: 120_000 }, () => {
+  it("creates an agent and waits until it is ready, then lists, shows, stops, starts and removes it", async (context) => {
+    needAgents(context, service);
+    const instructions = join(folder, "instructions.md");
+    writeFileSync(instructions, "You are terse.\nAnswer in one line.\n");
+    const created = await agent([
+      "create",
+      "lister",
+      ...modelFlags("chatty"),
+      "--instructions-file",
+      instructions,
+      "--tag",
+      "team=docs",
+      "--wait",
+    ]);
+    expect(created.stderr).toContain("lister: starting");
+    expect(created.stderr).toContain("lister: ready");
+    expect(created).toMatchObject({ code: 0 });
+    expect(created.stdout).toMatch(/^agt_[0-9a-f]{24}\n$/);
+    const id = created.stdout.trim();
+
+    const listed = await agent(["ls"]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/^name\s+id\s+state\s+model/);
+    expect(listed.stdout).toMatch(new RegExp(`lister\\s+${id}\\s+ready\\s+fake-model`));
+
+    const shown = await agent(["show", "lister"]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain(`id        ${id}`);
+    expect(shown.stdout).toContain(`key ${modelStore}/MODEL_KEY`);
+    expect(shown.stdout).toContain("run_command, read_file, write_file, list_files");
+    expect(shown.stdout).toContain("tags      team=docs");
+    expect(shown.stdout).toContain("instructions:\n  You are terse.\n  Answer in one line.\n");
+    expect(shown.stdout).not.toContain(modelKeyValue);
+    const json = JSON.parse((await agent(["show", id, "--json"])).stdout);
+    expect(json).toMatchObject({ id, name: "lister", state: "ready", tags: { team: "docs" } });
+
+    expect(await agent(["stop", "lister"])).toMatchObject({ code: 0, stdout: "lister stopped\n" });
+    expect(await agent(["start", "lister", "--wait"])).toMatchObject({
+      code: 0,
+      stdout: "lister ready\n",
+    });
+    const logs = await agent(["logs", "lister", "--tail", "500"]);
+    expect(logs.code).toBe(0);
+    expect(logs.stdout).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d service created agent lister$/m);
+    expect(logs.stdout).toMatch(/ stderr {2}/);
+    expect(await agent(["rm", "lister"])).toMatchObject({
+      code: 0,
+      stdout: "deleted agent lister\n",
+    });
+    const gone = await agent(["show", "lister"]);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toBe(
+      'cairn agent: this project has no agent named "lister"; `cairn agent ls` lists them\n',
+    );
+  });
+
+  it("exits 1 with the reason when the agent crashes while --wait waits", async (context) => {
+    needAgents(context, service);
+    const result = await agent([
+      "create",
+      "crasher",
+      ...modelFlags("chatty"),
+      "--package",
+      "cairn-test-missing-package",
+      "--wait",
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toMatch(
+      /^cairn agent: agent crasher crashed: .*cairn-test-missing-package/m,
+    );
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("exits 4 when the name is taken", async (context) => {
+    needAgents(context, service);
+    expect((await agent(["create", "twice", ...modelFlags("chatty")])).code).toBe(0);
+    const again = await agent(["create", "twice", ...modelFlags("chatty")]);
+    expect(again.code).toBe(4);
+    expect(again.stderr).toMatch(/^cairn agent: this project has an agent named "twice" already/);
+  });
+
+  it("exits 2 on wrong arguments, before any call", async () => {
+    const unreachable = { CAIRN_ENDPOINT: "http://127.0.0.1:9", CAIRN_API_KEY: "none" };
+    const noModel = await agent(
+      ["create", "x", "--base-url", "http://h/v1"],
+      undefined,
+      unreachable,
+    );
+    expect(noModel.code).toBe(2);
+    expect(noModel.stderr).toMatch(/required option '--model <name>' not specified/);
+    const badType = await agent(["channels", "add", "x", "carrier-pigeon"], undefined, unreachable);
+    expect(badType.code).toBe(2);
+    expect(badType.stderr).toContain('<type> "carrier-pigeon" must be one of web, webhook, slack');
+    const both = await agent(
+      [
+        "create",
+        "x",
+        "--model",
+        "m",
+        "--base-url",
+        "http://h/v1",
+        "--instructions",
+        "a",
+        "--instructions-file",
+        "b",
+      ],
+      undefined,
+      unreachable,
+    );
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain("give --instructions or --instructions-file, not both");
+    const empty = await agent(["send", "x", "-"], "  \n", unreachable);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain("the message is empty");
+  });
+
+  it("exits 5 when the service cannot be reached", async () => {
+    const result = await agent(["ls"], undefined, {
+      CAIRN_ENDPOINT: "http://127.0.0.1:9",
+      CAIRN_API_KEY: "none",
+    });
+    expect(result.code).toBe(5);
+    expect(result.stderr).toMatch(
+      /^cairn agent: could not reach the Cairn service at http:\/\/127\.0\.0\.1:9/,
+    );
+  });
+});
+
+describe("cairn agent send and chat", { timeout: 120_000 }, () => {
+  it("send prints the streamed reply, each command on a line of its own with its exit code, and with --json the whole reply", async (context) => {
+    needAgents(context, service);
+    const created = await agent(["create", "sender", ...modelFlags("sent"), "--wait"]);
+    expect(created.code).toBe(0);
+    const sent = await agent(["send", "sender", "-"], "Write out.txt\n");
+    expect(sent.code).toBe(0);
+    expect(sent.stdout).toBe("Done.\n");
+    expect(sent.stderr).toContain("  $ echo from-the-agent > out.txt; exit 3 → exit 3\n");
+    const conversation = /conversation (conv_[0-9a-f]{24})/.exec(sent.stderr)?.[1] ?? "";
+    const json = await agent([
+      "send",
+      "sender",
+      "And in it?",
+      "--conversation",
+      conversation,
+      "--json",
+    ]);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      conversationId: conversation,
+      text: "It holds from-the-agent.",
+      toolCalls: [],
+    });
+  });
+
+  it("send exits 3 when the model refuses the key", async (context) => {
+    needAgents(context, service);
+    expect((await agent(["create", "refused", ...modelFlags("refusing"), "--wait"])).code).toBe(0);
+    const refused = await agent(["send", "refused", "hello"]);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toMatch(/^cairn agent: .*401/m);
+    expect(refused.stderr).not.toContain(modelKeyValue);
+  });
+
+  it("chat streams each reply, shows tool calls, and starts anew on /new", async (context) => {
+    needAgents(context, service);
+    expect((await agent(["create", "chatter", ...modelFlags("chatty"), "--wait"])).code).toBe(0);
+    const chat = await agent(["chat", "chatter"], "Hi\nWhat is there?\n/new\nAgain\n");
+    expect(chat.stderr).toBe("");
+    expect(chat.code).toBe(0);
+    expect(chat.stdout).toContain("chatter> Hello there.\n");
+    expect(chat.stdout).toContain("  $ ls /workspace → exit 0\nchatter> Listed.\n");
+    expect(chat.stdout).toContain("(a new conversation)\n");
+    expect(chat.stdout).toContain("chatter> A new start.\n");
+    const conversations = await (service as AgentService).agents.conversations.list(
+      JSON.parse((await agent(["show", "chatter", "--json"])).stdout).id,
+    );
+    expect(conversations.map((each) => each.messageCount).sort()).toEqual([2, 4]);
+  });
+
+  it("chat stops a reply on Ctrl-C and ends on a second one at the prompt", async (context) => {
+    needAgents(context, service);
+    expect((await agent(["create", "sleeper", ...modelFlags("slow"), "--wait"])).code).toBe(0);
+    const child = spawn(process.execPath, ["--import", "tsx", cli, "agent", "chat", "sleeper"], {
+      env: { ...process.env, ...serviceEnv() },
+    });
+    const output = collect(child);
+    child.stdin.write("Sleep a minute\n");
+    await output.waitFor("  $ sleep 60");
+    child.kill("SIGINT");
+    await output.waitFor("(stopped)\n");
+    child.kill("SIGINT");
+    const [code] = await new Promise<[number | null]>((resolve) =>
+      child.on("close", (exitCode) => resolve([exitCode])),
+    );
+    expect(code).toBe(0);
+    expect(output.text()).not.toContain("After the stop.");
+  });
+});
+
+/** The stdout of a child as it comes, and a wait for a piece of it. */
+function collect(child: ChildProcessWithoutNullStreams) {
+  let text = "";
+  const waiters: Array<() => void> = [];
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    text += chunk;
+    for (const waiter of waiters.splice(0)) waiter();
+  });
+  child.stderr.resume();
+  return {
+    text: () => text,
+    async waitFor(piece: string): Promise<void> {
+      while (!text.includes(piece)) {
+        await new Promise<void>((resolve) => waiters.push(resolve));
+      }
+    },
+  };
+}

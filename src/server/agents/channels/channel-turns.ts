@@ -38,7 +38,11 @@ export class ChannelTurns {
   /** The turns of each channel, running or waiting: aborted when the channel is deleted. */
   private readonly controllers = new Map<string, Set<AbortController>>();
 
-  constructor(private readonly turns: AgentTurns) {}
+  constructor(
+    private readonly turns: AgentTurns,
+    /** True once the service is closing: its turns' replies are no longer sent. */
+    private readonly isClosing: () => boolean = () => false,
+  ) {}
 
   /**
    * Takes a message of `channel`'s thread and returns the conversation it goes to, at once. The
@@ -161,6 +165,8 @@ export class ChannelTurns {
     signal: AbortSignal,
     answer: ChannelAnswer,
   ): Promise<void> {
+    // A closing service aborts its turns: their endings are no answers to send.
+    if (this.isClosing()) return;
     try {
       await reply(answer, signal);
     } catch (error) {

@@ -28,6 +28,8 @@ export interface AgentChannelsOptions {
   readonly policy: OutboundPolicy;
   /** The waits between a reply's tries. Default 1 s, 2 s, 4 s, 8 s. */
   readonly retryDelaysMs?: readonly number[] | undefined;
+  /** True once the service is closing: turns end, and no more replies are sent or tried. */
+  readonly isClosing?: (() => boolean) | undefined;
 }
 
 /** The channels of managed agents (issue 15): web, webhook and Slack. */
@@ -44,13 +46,14 @@ export interface AgentChannels {
 
 export function agentChannels(options: AgentChannelsOptions): AgentChannels {
   const channels = new ChannelStore(options.db, options.vault);
-  const turns = new ChannelTurns(options.turns);
+  const isClosing = options.isClosing ?? (() => false);
+  const turns = new ChannelTurns(options.turns, isClosing);
   const parts: ChannelParts = {
     channels,
     turns,
     vault: options.vault,
     failures: options.failures,
-    replies: { policy: options.policy, retryDelaysMs: options.retryDelaysMs },
+    replies: { policy: options.policy, retryDelaysMs: options.retryDelaysMs, isClosing },
   };
   return {
     incomingRoutes: new Hono().route("/", webhookRoutes(parts)).route("/", slackRoutes(parts)),

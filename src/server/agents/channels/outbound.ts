@@ -122,13 +122,13 @@ async function readAnswer(response: IncomingMessage): Promise<string> {
  * POSTs what `make` gives (made again for each try, so that a signature is fresh) until an answer
  * comes that is not a 5xx: on a 5xx, a connection error or a timeout it waits `delaysMs[i]` and
  * tries again; a 2xx, 3xx or 4xx answer ends it. The last result is returned; an aborted
- * `signal` ends the waiting.
+ * `signal`, or `isClosing()` true, ends the waiting.
  */
 export async function postWithRetries(
   url: URL,
   make: () => { body: string; headers: Record<string, string> },
   policy: OutboundPolicy,
-  options: { delaysMs?: readonly number[]; signal?: AbortSignal } = {},
+  options: { delaysMs?: readonly number[]; signal?: AbortSignal; isClosing?: () => boolean } = {},
 ): Promise<PostResult & { attempts: number }> {
   const delays = options.delaysMs ?? defaultRetryDelaysMs;
   for (let attempt = 0; ; attempt++) {
@@ -136,7 +136,8 @@ export async function postWithRetries(
     const result = await postOnce(url, body, headers, policy, options.signal);
     const retry = result.status === undefined ? result.transient : result.status >= 500;
     const delay = delays[attempt];
-    if (!retry || delay === undefined || options.signal?.aborted === true) {
+    const stop = options.signal?.aborted === true || options.isClosing?.() === true;
+    if (!retry || delay === undefined || stop) {
       return { ...result, attempts: attempt + 1 };
     }
     try {
@@ -147,5 +148,6 @@ export async function postWithRetries(
     } catch {
       return { ...result, attempts: attempt + 1 };
     }
+    if (options.isClosing?.() === true) return { ...result, attempts: attempt + 1 };
   }
 }

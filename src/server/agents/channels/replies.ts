@@ -12,6 +12,8 @@ export interface ReplyOptions {
   readonly policy: OutboundPolicy;
   /** Default 1 s, 2 s, 4 s, 8 s: five tries. */
   readonly retryDelaysMs?: readonly number[] | undefined;
+  /** True once the service is closing: no more tries. */
+  readonly isClosing: () => boolean;
 }
 
 /** The longest text Slack shows in one message (its limit is 40,000 characters). */
@@ -20,6 +22,7 @@ const maxSlackText = 39_000;
 function retries(options: ReplyOptions, signal: AbortSignal) {
   return {
     signal,
+    isClosing: options.isClosing,
     ...(options.retryDelaysMs === undefined ? {} : { delaysMs: options.retryDelaysMs }),
   };
 }
@@ -52,7 +55,7 @@ export async function sendWebhookReply(
   );
   const problem = failure(result);
   // A channel deleted, or a service closing, ends its deliveries: nothing went wrong.
-  if (problem !== undefined && !signal.aborted) {
+  if (problem !== undefined && !signal.aborted && !options.isClosing()) {
     log.warn(
       `agent channel ${channel.id}: the reply to ${reply.inReplyTo} was not delivered to its callback URL: ${problem}`,
     );
@@ -94,7 +97,7 @@ export async function postSlackMessage(
   );
   const refusal =
     failure(result) ?? (result.status === undefined ? undefined : slackRefusal(result.body));
-  if (refusal !== undefined && !signal.aborted) {
+  if (refusal !== undefined && !signal.aborted && !options.isClosing()) {
     log.warn(`agent channel ${channel.id}: Slack's chat.postMessage failed: ${refusal}`);
   }
 }

@@ -5,6 +5,7 @@ import { cors } from "hono/cors";
 import { requestId } from "hono/request-id";
 import { findScorer } from "../tracing/scoring/registry.js";
 import type { JudgeGrader, Scorer } from "../tracing/scoring/types.js";
+import { agentMessageRoutes } from "./agents/message-routes.js";
 import { agentRoutes } from "./agents/routes.js";
 import type { AgentService } from "./agents/service.js";
 import { createDashboard, type DashboardOption } from "./dashboard/index.js";
@@ -118,6 +119,7 @@ export function createApp(parts: AppParts) {
         "content-length",
         "last-modified",
         "x-file-size",
+        "x-cairn-conversation-id",
       ],
       maxAge: 600,
     }),
@@ -216,6 +218,9 @@ export function createApp(parts: AppParts) {
       parts.abortResponse ?? (() => undefined),
     ),
   );
+  if (parts.agents !== undefined && "turns" in parts.agents) {
+    app.route("/", agentMessageRoutes(parts.agents));
+  }
   app.route("/", analyticsRoutes(parts.db));
   app.route("/", versionRoutes(new VersionStore(parts.db)));
   app.onError(errorResponse);

@@ -229,7 +229,9 @@ async function startParts(
     (projectId, record) => events.sandboxChanged(projectId, record),
   );
   if ("runner" in sandboxes) opened.push(() => sandboxes.runner.close());
-  const agents = startAgentService(db, dataDir, sandboxes, options.agents);
+  const agents = startAgentService(db, dataDir, sandboxes, options.agents, (projectId, batch) =>
+    spans.ingest(projectId, batch),
+  );
   if ("close" in agents) opened.push(() => agents.close());
   const app = createApp({
     db,

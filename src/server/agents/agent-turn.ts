@@ -17,6 +17,7 @@ import type { ConversationStore } from "./conversation-store.js";
 import { PartQueue } from "./part-queue.js";
 import { ReplyParts } from "./reply-parts.js";
 import { runCommand } from "./run-command.js";
+import type { SecretScrub } from "./secret-scrub.js";
 import { type SpanSink, TurnTrace } from "./turn-trace.js";
 
 /** What a turn needs of the agent's running core (S1's AgentConnection). */
@@ -42,6 +43,8 @@ export interface AgentTurnOptions {
   readonly conversations: ConversationStore;
   readonly runner: SandboxRunner | undefined;
   readonly spans: SpanSink;
+  /** Keeps the agent's secret values out of the reply, the stored message and the trace. */
+  readonly scrub: SecretScrub;
   /** How long the core has to confirm an abort before the turn ends without it. */
   readonly abortGraceMs: number;
   /** Called once, when the turn has ended and its message is stored. */
@@ -66,14 +69,13 @@ export class AgentTurn {
   #unsubscribe: () => void = () => undefined;
   /** Core events are handled one after the other: a `run_command` finishes before what follows. */
   #events: Promise<void> = Promise.resolve();
-  #text = "";
   #stopping = false;
   #ended = false;
 
   constructor(options: AgentTurnOptions) {
     this.#options = options;
     this.parts = new PartQueue(() => this.abort());
-    this.#reply = new ReplyParts(this.messageId, (part) => this.parts.push(part));
+    this.#reply = new ReplyParts(this.messageId, (part) => this.parts.push(part), options.scrub);
     this.#trace = new TurnTrace(options.spans, {
       projectId: options.projectId,
       agentId: options.agent.id,
@@ -135,11 +137,12 @@ export class AgentTurn {
     timer.unref();
   }
 
-  async #handle(event: TurnEvent): Promise<void> {
+  async #handle(received: TurnEvent): Promise<void> {
     if (this.#ended) return;
+    // Deltas are scrubbed as a stream (a secret may be split across them); the rest whole.
+    const event = received.type.endsWith("-delta") ? received : this.#options.scrub.value(received);
     switch (event.type) {
       case "text-delta":
-        this.#text += event.delta;
         this.#reply.text(event.delta);
         return;
       case "reasoning-delta":
@@ -188,20 +191,22 @@ export class AgentTurn {
               traceparent: exec?.traceparent,
               signal: this.#tools.signal,
             });
+    const output = this.#options.scrub.value(result.output);
     const report = "exec" in result ? result.exec : undefined;
     this.#trace.toolEnded(
       toolCallId,
-      result,
+      { output, isError: result.isError },
       report === undefined || exec === undefined ? undefined : { spanId: exec.spanId, report },
     );
     if (this.#ended) return;
-    this.#reply.toolOutput(toolCallId, result.output, result.isError);
+    this.#reply.toolOutput(toolCallId, output, result.isError);
+    if (this.#stopping) return;
     try {
       connection.send({
         type: "tool-result",
         turnId: this.turnId,
         toolCallId,
-        output: result.output,
+        output,
         isError: result.isError,
       });
     } catch {
@@ -219,8 +224,8 @@ export class AgentTurn {
     if (this.#ended) return;
     this.#reply.fail(error);
     // What streamed goes into the history as text; never tool calls without their results.
-    const chat: OpenAIChatMessage[] =
-      this.#text === "" ? [] : [{ role: "assistant", content: this.#text }];
+    const text = this.#reply.replyText;
+    const chat: OpenAIChatMessage[] = text === "" ? [] : [{ role: "assistant", content: text }];
     this.#end(chat, error.message);
   }
 
@@ -239,7 +244,7 @@ export class AgentTurn {
     } catch (failure) {
       log.error(`agent ${this.#options.agent.id}: the reply could not be stored`, failure);
     }
-    this.#trace.end({ output: this.#text, error });
+    this.#trace.end({ output: this.#reply.replyText, error });
     this.parts.end();
     this.#options.onEnd();
   }

@@ -28,11 +28,11 @@ const encoder = new TextEncoder();
  * stream), the conversations and their messages, and stopping a conversation's turn.
  */
 export function agentMessageRoutes(parts: {
-  readonly agents: Pick<AgentStore, "get">;
+  readonly store: Pick<AgentStore, "get">;
   readonly conversations: ConversationStore;
   readonly turns: AgentTurnService;
 }) {
-  const { agents, conversations, turns } = parts;
+  const { store: agents, conversations, turns } = parts;
   const app = new Hono<{ Variables: AuthVariables }>();
 
   /** The agent of the path, or 400/404 naming what is wrong. */

@@ -8,6 +8,7 @@ import {
   type AgentTurnError,
   turnErrorPartType,
 } from "../../core/wire/agent-conversations.js";
+import type { SecretScrub, TextScrub } from "./secret-scrub.js";
 
 /**
  * A turn's reply as AI SDK UI message stream parts, made from the core's events: text and
@@ -18,20 +19,25 @@ import {
 export class ReplyParts {
   readonly #emit: (part: AgentStreamPart) => void;
   readonly #message: MessageBuilder;
+  readonly #scrub: SecretScrub;
   #blockCount = 0;
-  #open: { kind: "text" | "reasoning"; id: string } | undefined;
+  #open: { kind: "text" | "reasoning"; id: string; scrub: TextScrub } | undefined;
+  #text = "";
   /** The step's model call has ended (its `llm` event came): what streams next is another. */
   #modelDone = false;
   #stepOpen = false;
   #ended = false;
 
-  constructor(messageId: string, emit: (part: AgentStreamPart) => void) {
+  /** Text deltas go out through `scrub`, block by block (a secret split across deltas too). */
+  constructor(messageId: string, emit: (part: AgentStreamPart) => void, scrub: SecretScrub) {
     this.#message = new MessageBuilder(messageId);
     this.#emit = emit;
+    this.#scrub = scrub;
   }
 
-  get ended(): boolean {
-    return this.#ended;
+  /** The reply's text so far: every text delta sent, joined. */
+  get replyText(): string {
+    return this.#text;
   }
 
   /** The assistant message's parts so far (text still streaming marked done). */
@@ -95,14 +101,22 @@ export class ReplyParts {
     if (this.#open?.kind !== kind) {
       this.#closeBlock();
       this.#blockCount++;
-      this.#open = { kind, id: `${kind}-${this.#blockCount}` };
+      this.#open = { kind, id: `${kind}-${this.#blockCount}`, scrub: this.#scrub.stream() };
       this.#send({ type: `${kind}-start`, id: this.#open.id });
     }
-    this.#send({ type: `${kind}-delta`, id: this.#open.id, delta });
+    this.#sendDelta(this.#open.scrub.write(delta));
+  }
+
+  #sendDelta(delta: string): void {
+    const open = this.#open;
+    if (open === undefined || delta === "") return;
+    if (open.kind === "text" && !this.#ended) this.#text += delta;
+    this.#send({ type: `${open.kind}-delta`, id: open.id, delta });
   }
 
   #closeBlock(): void {
     if (this.#open === undefined) return;
+    this.#sendDelta(this.#open.scrub.end());
     this.#send({ type: `${this.#open.kind}-end`, id: this.#open.id });
     this.#open = undefined;
   }

@@ -132,9 +132,10 @@ export async function runCommand(options: {
         ? `${stderr.text}[killed after ${parsed.timeoutSeconds} s: the command's timeoutSeconds]\n`
         : stderr.text,
     };
+    const stopped = options.signal.aborted;
     return {
-      output,
-      isError: false,
+      output: stopped ? "the command was killed: the turn was stopped" : output,
+      isError: stopped,
       exec: {
         sandboxId: options.sandboxId,
         execId: session.execId,

@@ -1,11 +1,15 @@
 import type { DatabaseSync } from "node:sqlite";
 import { ConfigurationError } from "../../core/errors/index.js";
+import { scrubPatterns } from "../../sandbox/runner/egress/scrub.js";
 import type { SandboxRunner } from "../../sandbox/runner/runner.js";
 import type { SandboxService } from "../sandboxes/service.js";
 import type { SecretVault } from "../store/secret-vault.js";
+import { ConversationStore } from "./conversation-store.js";
 import { AgentLogs } from "./logs.js";
 import { AgentStore } from "./store.js";
 import { AgentSupervisor } from "./supervisor.js";
+import type { SpanSink } from "./turn-trace.js";
+import { AgentTurnService } from "./turns.js";
 
 /** `createServer({ agents })`. */
 export interface AgentOptions {
@@ -22,6 +26,10 @@ export type AgentService =
       readonly store: AgentStore;
       readonly logs: AgentLogs;
       readonly supervisor: AgentSupervisor;
+      /** Conversations and their messages. */
+      readonly conversations: ConversationStore;
+      /** The turns of conversations (the messages route and the channels start them). */
+      readonly turns: AgentTurnService;
       readonly runner: SandboxRunner;
       readonly templates: ReadonlyMap<string, unknown>;
       readonly secretStores: SecretVault | undefined;
@@ -62,6 +70,7 @@ export function startAgentService(
   dataDir: string,
   sandboxes: SandboxService,
   options: AgentOptions = {},
+  spans: SpanSink = () => undefined,
 ): AgentService {
   const registry = agentRegistryURL(options.registry);
   if ("unavailable" in sandboxes) return { unavailable: sandboxes.unavailable };
@@ -76,14 +85,29 @@ export function startAgentService(
     diskMB: sandboxes.diskRangeMB.default,
   });
   supervisor.resume();
+  const conversations = new ConversationStore(db);
+  const turns = new AgentTurnService({
+    agents: store,
+    conversations,
+    connection: (projectId, agentId) => supervisor.connection(projectId, agentId),
+    runner: sandboxes.runner,
+    spans,
+    secretPatterns: (sandboxId) => {
+      const policy = sandboxes.secretStores?.policyFor(sandboxId);
+      return policy === undefined ? [] : scrubPatterns(policy);
+    },
+  });
   return {
     store,
     logs,
     supervisor,
+    conversations,
+    turns,
     runner: sandboxes.runner,
     templates: sandboxes.templates,
     secretStores: sandboxes.secretStores,
     async close() {
+      turns.close();
       await supervisor.close();
       logs.close();
     },

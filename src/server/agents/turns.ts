@@ -5,6 +5,7 @@ import {
   type AgentStreamPart,
   isConversationId,
 } from "../../core/wire/agent-conversations.js";
+import type { ScrubPattern } from "../../sandbox/runner/egress/scrub.js";
 import type { SandboxRunner } from "../../sandbox/runner/runner.js";
 import { ApiError } from "../http/api-error.js";
 import { AgentTurn, type TurnConnection } from "./agent-turn.js";
@@ -13,6 +14,7 @@ import {
   type ConversationStore,
   conversationTitle,
 } from "./conversation-store.js";
+import { SecretScrub } from "./secret-scrub.js";
 import type { AgentStore } from "./store.js";
 import type { SpanSink } from "./turn-trace.js";
 
@@ -42,6 +44,8 @@ export interface AgentTurnServiceOptions {
   readonly connection: (projectId: string, agentId: string) => TurnConnection | undefined;
   readonly runner: SandboxRunner | undefined;
   readonly spans: SpanSink;
+  /** The forms of the secrets a sandbox holds placeholders of, to keep out of replies. */
+  readonly secretPatterns?: (sandboxId: string) => readonly ScrubPattern[];
   /** How long the core has to confirm an abort before a turn ends without it. Default 5000 ms. */
   readonly abortGraceMs?: number;
 }
@@ -123,6 +127,7 @@ export class AgentTurnService implements AgentTurns {
       conversations,
       runner: this.options.runner,
       spans: this.options.spans,
+      scrub: new SecretScrub(this.options.secretPatterns?.(connection.sandboxId) ?? []),
       abortGraceMs: this.options.abortGraceMs ?? 5000,
       onEnd: () => {
         if (this.#running.get(id) === turn) this.#running.delete(id);

@@ -115,6 +115,13 @@ describe("cairn agent", { timeout: 120_000 }, () => {
     expect(logs.code).toBe(0);
     expect(logs.stdout).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d service created agent lister$/m);
     expect(logs.stdout).toMatch(/ stderr {2}/);
+    const follower = spawn(process.execPath, ["--import", "tsx", cli, "agent", "logs", id, "-f"], {
+      env: { ...process.env, ...serviceEnv() },
+    });
+    const followed = collect(follower);
+    await followed.waitFor("created agent lister");
+    follower.kill("SIGINT");
+    expect(await exitOf(follower)).toBe(0);
     expect(await agent(["rm", "lister"])).toMatchObject({
       code: 0,
       stdout: "deleted agent lister\n",
@@ -262,13 +269,14 @@ describe("cairn agent send and chat", { timeout: 120_000 }, () => {
     child.kill("SIGINT");
     await output.waitFor("(stopped)\n");
     child.kill("SIGINT");
-    const [code] = await new Promise<[number | null]>((resolve) =>
-      child.on("close", (exitCode) => resolve([exitCode])),
-    );
-    expect(code).toBe(0);
+    expect(await exitOf(child)).toBe(0);
     expect(output.text()).not.toContain("After the stop.");
   });
 });
+
+function exitOf(child: ChildProcessWithoutNullStreams): Promise<number | null> {
+  return new Promise((resolve) => child.on("close", (code) => resolve(code)));
+}
 
 /** The stdout of a child as it comes, and a wait for a piece of it. */
 function collect(child: ChildProcessWithoutNullStreams) {

@@ -5,6 +5,7 @@ import { cors } from "hono/cors";
 import { requestId } from "hono/request-id";
 import { findScorer } from "../tracing/scoring/registry.js";
 import type { JudgeGrader, Scorer } from "../tracing/scoring/types.js";
+import { agentChannels, type OutboundPolicy } from "./agents/channels/index.js";
 import { agentMessageRoutes } from "./agents/message-routes.js";
 import { agentRoutes } from "./agents/routes.js";
 import type { AgentService } from "./agents/service.js";
@@ -78,6 +79,8 @@ export interface AppParts {
   readonly sandboxes?: SandboxService | undefined;
   /** Managed agents (`/v1/agents`), or why there are none. Default: none (503). */
   readonly agents?: AgentService | undefined;
+  /** Where agents' channels may send replies. Default: public addresses only. */
+  readonly channelPolicy?: OutboundPolicy | undefined;
   /** Secret stores (`/api/secret-stores`); absent, the routes are not served. */
   readonly secretStores?: SecretVault | undefined;
   /** Origins whose pages may call the API from a browser. Default: any. */
@@ -166,12 +169,28 @@ export function createApp(parts: AppParts) {
   });
   // The dashboard's pages and signing in need no key; its cookie is a way in below.
   app.route("/", dashboard.publicRoutes);
+  // Agents' channels: messages signed by a channel's secret need no key; a web token is a way in.
+  const channels =
+    parts.agents !== undefined && "turns" in parts.agents && parts.secretStores !== undefined
+      ? agentChannels({
+          db: parts.db,
+          vault: parts.secretStores,
+          projects: parts.projects,
+          agents: parts.agents.store,
+          turns: parts.agents.turns,
+          failures,
+          policy: parts.channelPolicy ?? { hosts: new Map(), allowPrivate: false },
+          isClosing: parts.isClosing,
+        })
+      : undefined;
+  if (channels !== undefined) app.route("/", channels.incomingRoutes);
   app.use(
     requireApiKey(parts.projects, {
       // An exec token or a session cookie comes alone: with a key that is no project's, the
       // key is what is wrong (a key, when present, wins over the cookie).
       alternative: (c, presented) =>
         tokenCaller(c, presented) ??
+        channels?.caller(c, presented) ??
         (presented === undefined ? (execCaller(c) ?? dashboard.caller(c)) : undefined),
       failures,
     }),
@@ -221,6 +240,7 @@ export function createApp(parts: AppParts) {
   if (parts.agents !== undefined && "turns" in parts.agents) {
     app.route("/", agentMessageRoutes(parts.agents));
   }
+  if (channels !== undefined) app.route("/", channels.keyRoutes);
   app.route("/", analyticsRoutes(parts.db));
   app.route("/", versionRoutes(new VersionStore(parts.db)));
   app.onError(errorResponse);

@@ -24,7 +24,7 @@ import { defaultRateLimit, type RateLimitOptions } from "./http/rate-limit.js";
 import { type BatchIngester, inProcessIngester } from "./ingest/batch-ingester.js";
 import { ingestWorkerCount, WorkerIngester } from "./ingest/worker-ingester.js";
 import { type SandboxOptions, startSandboxService } from "./sandboxes/index.js";
-import type { EgressOptions } from "./sandboxes/service.js";
+import { type EgressOptions, parseEgressHosts } from "./sandboxes/service.js";
 import { withSandboxService } from "./sandboxes/service-of.js";
 import { urlSigningKey } from "./sandboxes/url-signing.js";
 import { DataDirectoryLock } from "./store/data-directory-lock.js";
@@ -242,6 +242,10 @@ async function startParts(
     scorers: options.scorers,
     sandboxes,
     agents,
+    channelPolicy: {
+      hosts: parseEgressHosts(options.egress?.hosts ?? {}),
+      allowPrivate: options.agents?.allowPrivateCallbacks === true,
+    },
     secretStores,
     events,
     corsOrigins: options.corsOrigins,

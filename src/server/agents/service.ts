@@ -18,6 +18,12 @@ export interface AgentOptions {
    * proxy during the install only. Default https://registry.npmjs.org/.
    */
   readonly registry?: string;
+  /**
+   * Whether agent channels may send replies (webhook callbacks, Slack's API) to loopback,
+   * private and link-local addresses too: for tests and closed networks. Default false: public
+   * addresses only, besides the names `egress.hosts` maps (docs/agent-channels.md).
+   */
+  readonly allowPrivateCallbacks?: boolean;
 }
 
 /** The agents half of the service, or why there is none (its routes answer 503 with it). */

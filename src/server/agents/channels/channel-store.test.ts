@@ -69,7 +69,8 @@ describe("web channels", () => {
     expect(channels.webChannelOf(token, new Date(now.getTime() + 59_999))?.id).toBe(channel.id);
     expect(channels.webChannelOf(token, new Date(now.getTime() + 60_000))).toBeUndefined();
     // One character off, or the right shape with other bytes: nothing.
-    expect(channels.webChannelOf(`${token.slice(0, -1)}A`, now)).toBeUndefined();
+    const other = token.endsWith("A") ? "B" : "A";
+    expect(channels.webChannelOf(`${token.slice(0, -1)}${other}`, now)).toBeUndefined();
     expect(channels.webChannelOf(token.replace("cairn_awt_", "cairn_sbt_"), now)).toBeUndefined();
   });
 

@@ -1,0 +1,235 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { FakeOpenAI } from "../helpers/fake-openai.js";
+import { type FakeRequest, startFakeOpenAI } from "../helpers/fake-openai.js";
+import { needSandboxes, startSandboxServer } from "../sandbox/helpers.js";
+import {
+  postSlackEvent,
+  postWebhook,
+  type Receiver,
+  slackEventCallback,
+  startFakeSlack,
+  startReceiver,
+  webhookSignatureHolds,
+} from "./agent-channel-helpers.js";
+import { createAgent, waitUntilReady } from "./agents-helpers.js";
+import type { TestServer } from "./helpers.js";
+
+// Channels end to end: a real service with sandboxes, a real agent whose core calls a local
+// OpenAI-compatible model through its egress proxy, a webhook receiver and a local server that
+// speaks Slack's Web API, both reached by the service through egress hosts (as an operator
+// names a host on its own network). The model answers "echo: " and the last user message.
+
+const modelKey = "sk-channels-model-key-8c7b6a5948372615";
+const botToken = "xoxb-channels-bot-token-0123456789";
+const signingSecret = "channels-e2e-signing-secret";
+
+function lastUserText(request: FakeRequest): string {
+  const { messages = [] } = request.body as {
+    messages?: Array<{ role: string; content: unknown }>;
+  };
+  const last = messages.filter((message) => message.role === "user").at(-1);
+  return typeof last?.content === "string" ? last.content : JSON.stringify(last?.content);
+}
+
+let t: TestServer | undefined;
+let model: FakeOpenAI;
+let hooks: Receiver;
+let slack: Receiver;
+let agentId: string;
+
+beforeAll(async () => {
+  model = await startFakeOpenAI(
+    Array.from({ length: 100 }, () => (request: FakeRequest) => ({
+      text: `echo: ${lastUserText(request)}`,
+    })),
+  );
+  hooks = await startReceiver();
+  slack = await startFakeSlack(botToken);
+  t = await startSandboxServer({
+    egress: {
+      hosts: {
+        "model.test.internal": new URL(model.baseURL).host,
+        "hooks.test.internal": `127.0.0.1:${hooks.port}`,
+        "slack.test.internal": `127.0.0.1:${slack.port}`,
+      },
+    },
+  });
+  if (t === undefined) return;
+  await t.call("POST", "/api/secret-stores", {
+    name: "models",
+    allowlist: ["model.test.internal"],
+  });
+  await t.call("PUT", "/api/secret-stores/models/secrets/MODEL_KEY", { value: modelKey });
+  await t.call("POST", "/api/secret-stores", { name: "slack", allowlist: ["slack.test.internal"] });
+  await t.call("PUT", "/api/secret-stores/slack/secrets/BOT_TOKEN", { value: botToken });
+  const created = await createAgent(t, {
+    name: "channels",
+    instructions: "Answer briefly.",
+    model: {
+      baseURL: "http://model.test.internal/v1",
+      model: "gpt-4o-mini",
+      apiKey: "models/MODEL_KEY",
+    },
+  });
+  agentId = (await waitUntilReady(t, created.id)).id;
+}, 120_000);
+
+afterAll(async () => {
+  await t?.stop();
+  await model?.close();
+  await hooks?.close();
+  await slack?.close();
+});
+
+async function attach(server: TestServer, type: string, body?: unknown) {
+  const response = await server.call("POST", `/v1/agents/${agentId}/channels/${type}`, body);
+  const answer = (await response.json()) as Record<string, unknown>;
+  expect(response.status, JSON.stringify(answer)).toBe(201);
+  return answer;
+}
+
+/** The text of a reply streamed from POST …/messages. */
+async function streamedText(response: Response): Promise<string> {
+  const body = await response.text();
+  return body
+    .split("\n")
+    .filter((line) => line.startsWith("data: {"))
+    .map((line) => JSON.parse(line.slice(6)) as { type: string; delta?: string })
+    .filter((part) => part.type === "text-delta")
+    .map((part) => part.delta)
+    .join("");
+}
+
+describe("agent channels through a real agent", () => {
+  it("web: the token talks to its agent from its origin, and to nothing else", async (context) => {
+    needSandboxes(context, t);
+    const { url, token } = (await attach(t, "web", { origin: "https://app.example.com" })) as {
+      url: string;
+      token: string;
+    };
+    const send = (target: string, origin: string) =>
+      fetch(target, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json", origin },
+        body: JSON.stringify({ content: "hello from the page" }),
+      });
+    const reply = await send(url, "https://app.example.com");
+    expect(reply.status).toBe(200);
+    const conversationId = reply.headers.get("x-cairn-conversation-id");
+    expect(await streamedText(reply)).toBe("echo: hello from the page");
+    const list = await fetch(`${t.server.url}/v1/agents/${agentId}/conversations`, {
+      headers: { authorization: `Bearer ${token}`, origin: "https://app.example.com" },
+    });
+    expect(JSON.stringify(await list.json())).toContain(String(conversationId));
+    expect((await send(url, "https://evil.example.com")).status).toBe(403);
+    const otherAgent = `${t.server.url}/v1/agents/agt_${"0".repeat(24)}/messages`;
+    expect((await send(otherAgent, "https://app.example.com")).status).toBe(403);
+    const record = await fetch(`${t.server.url}/v1/agents/${agentId}`, {
+      headers: { authorization: `Bearer ${token}`, origin: "https://app.example.com" },
+    });
+    expect(record.status).toBe(403);
+  });
+
+  it("webhook: a signed message gets a signed reply, its thread keeps its conversation", async (context) => {
+    needSandboxes(context, t);
+    const { url, secret, channel } = (await attach(t, "webhook", {
+      callbackUrl: "http://hooks.test.internal/replies",
+    })) as { url: string; secret: string; channel: { id: string } };
+    const first = await postWebhook(url, secret, {
+      id: "w-1",
+      text: "first",
+      thread: "support-42",
+    });
+    expect(first.status).toBe(202);
+    const { conversationId } = (await first.json()) as { conversationId: string };
+    const reply = await hooks.next();
+    expect(reply.headers.host).toBe("hooks.test.internal");
+    expect(
+      webhookSignatureHolds(secret, String(reply.headers["cairn-signature"]), reply.body),
+    ).toBe(true);
+    expect(JSON.parse(reply.body)).toEqual({
+      thread: "support-42",
+      text: "echo: first",
+      conversationId,
+      inReplyTo: "w-1",
+    });
+    const second = await postWebhook(url, secret, {
+      id: "w-2",
+      text: "second",
+      thread: "support-42",
+    });
+    expect(await second.json()).toMatchObject({ conversationId });
+    expect(JSON.parse((await hooks.next()).body)).toMatchObject({
+      text: "echo: second",
+      inReplyTo: "w-2",
+    });
+    // The model saw the thread's history: the first message and its answer.
+    const history = JSON.stringify(model.requests.at(-1)?.body);
+    expect(history).toContain("first");
+    expect(history).toContain("echo: first");
+    // Attacks: replayed, wrong secret, stale.
+    expect(
+      (await postWebhook(url, secret, { id: "w-2", text: "again", thread: "support-42" })).status,
+    ).toBe(401);
+    expect((await postWebhook(url, "whsec_guess", { id: "w-3", text: "x" })).status).toBe(401);
+    const stale = Math.floor(Date.now() / 1000) - 600;
+    expect(
+      (await postWebhook(url, secret, { id: "w-4", text: "x" }, { timestamp: stale })).status,
+    ).toBe(401);
+    const { conversations } = (await (
+      await t.call("GET", `/v1/agents/${agentId}/conversations`)
+    ).json()) as { conversations: Array<{ id: string; channel?: unknown; messageCount: number }> };
+    expect(conversations.find((each) => each.id === conversationId)).toMatchObject({
+      channel: { type: "webhook", id: channel.id },
+      messageCount: 4,
+    });
+  });
+
+  it("slack: verified, answered in the thread with chat.postMessage, each event once", async (context) => {
+    needSandboxes(context, t);
+    const { url } = (await attach(t, "slack", {
+      botToken: "slack/BOT_TOKEN",
+      signingSecret,
+      apiBaseUrl: "http://slack.test.internal/api",
+    })) as { url: string };
+    const verification = await postSlackEvent(url, signingSecret, {
+      type: "url_verification",
+      token: "x",
+      challenge: "challenge-0123",
+    });
+    expect(await verification.json()).toEqual({ challenge: "challenge-0123" });
+    const event = slackEventCallback({
+      type: "app_mention",
+      user: "U1",
+      text: "<@UBOT> what is up?",
+      ts: "1700000100.000200",
+      channel: "C42",
+    });
+    const before = model.requests.length;
+    expect((await postSlackEvent(url, signingSecret, event)).status).toBe(200);
+    const posted = await slack.next();
+    expect(posted.headers.authorization).toBe(`Bearer ${botToken}`);
+    expect(JSON.parse(posted.body)).toEqual({
+      channel: "C42",
+      thread_ts: "1700000100.000200",
+      text: "echo: what is up?",
+    });
+    // Slack's retry of the same event: answered, not run again.
+    expect((await postSlackEvent(url, signingSecret, event, { retryNum: 1 })).status).toBe(200);
+    expect((await postSlackEvent(url, "wrong-secret", event)).status).toBe(401);
+    const inThread = slackEventCallback({
+      type: "message",
+      user: "U1",
+      text: "and then?",
+      ts: "1700000101.000300",
+      thread_ts: "1700000100.000200",
+      channel: "C42",
+    });
+    expect((await postSlackEvent(url, signingSecret, inThread)).status).toBe(200);
+    expect(JSON.parse((await slack.next()).body)).toMatchObject({ text: "echo: and then?" });
+    expect(model.requests.length).toBe(before + 2);
+    expect(JSON.stringify(model.requests.at(-1)?.body)).toContain("what is up?");
+    // The bot token never reached the sandbox's model calls.
+    expect(JSON.stringify(model.requests)).not.toContain(botToken);
+  });
+});

@@ -8,6 +8,7 @@ import {
   startTurnsHarness,
   type TurnsHarness,
 } from "./agents-turns-helpers.js";
+import { startTestServer } from "./helpers.js";
 
 interface SpanNode {
   span_id: string;
@@ -511,3 +512,25 @@ async function expectCommandKilled(command: string): Promise<void> {
     )
     .toBe("killed");
 }
+
+describe("the API reference", () => {
+  it("documents the message and conversation routes, with both 409s", async () => {
+    const t = await startTestServer();
+    try {
+      const document = await (await fetch(`${t.server.url}/openapi.json`)).json();
+      const message = document.paths["/v1/agents/{id}/messages"].post;
+      expect(Object.keys(message.responses["200"].content)).toEqual(["text/event-stream"]);
+      expect(message.responses["409"].description).toMatch(/conflict.*agent_not_ready/);
+      expect(message.requestBody.content["application/json"].schema.required).toEqual(["content"]);
+      for (const path of [
+        "/v1/agents/{id}/conversations",
+        "/v1/agents/{id}/conversations/{cid}",
+        "/v1/agents/{id}/conversations/{cid}/stop",
+      ]) {
+        expect(document.paths[path], path).toBeDefined();
+      }
+    } finally {
+      await t.stop();
+    }
+  });
+});

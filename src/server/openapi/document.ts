@@ -17,6 +17,7 @@ import { analyticsQuerySchemas } from "../routes/analytics.js";
 import { listQuerySchema, traceQuerySchema } from "../routes/traces.js";
 import { publishVersionSchema } from "../routes/versions.js";
 import { agentChannelRoutes } from "./agent-channel-routes.js";
+import { agentConversationRoutes } from "./agent-conversation-routes.js";
 import { agentRoutes } from "./agent-routes.js";
 import { dashboardRoutes } from "./dashboard-routes.js";
 import { evaluationRoutes } from "./evaluation-routes.js";
@@ -195,6 +196,7 @@ const routes: RouteConfig[] = [
   ...projectEventRoutes(errorResponses, common),
   ...dashboardRoutes(errorResponses, common),
   ...agentRoutes(errorResponses, common),
+  ...agentConversationRoutes(errorResponses, common),
   ...agentChannelRoutes(errorResponses, common),
 ];
 

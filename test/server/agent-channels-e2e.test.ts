@@ -55,14 +55,19 @@ beforeAll(async () => {
     },
   });
   if (t === undefined) return;
-  await t.call("POST", "/api/secret-stores", {
+  await t.call("POST", "/api/secret-stores", { name: "slack", allowlist: ["slack.test.internal"] });
+  await t.call("PUT", "/api/secret-stores/slack/secrets/BOT_TOKEN", { value: botToken });
+  agentId = await readyAgent(t);
+}, 120_000);
+
+/** An agent on the local model (its key in the store `models`), once it is ready. */
+async function readyAgent(server: TestServer): Promise<string> {
+  await server.call("POST", "/api/secret-stores", {
     name: "models",
     allowlist: ["model.test.internal"],
   });
-  await t.call("PUT", "/api/secret-stores/models/secrets/MODEL_KEY", { value: modelKey });
-  await t.call("POST", "/api/secret-stores", { name: "slack", allowlist: ["slack.test.internal"] });
-  await t.call("PUT", "/api/secret-stores/slack/secrets/BOT_TOKEN", { value: botToken });
-  const created = await createAgent(t, {
+  await server.call("PUT", "/api/secret-stores/models/secrets/MODEL_KEY", { value: modelKey });
+  const created = await createAgent(server, {
     name: "channels",
     instructions: "Answer briefly.",
     model: {
@@ -71,8 +76,8 @@ beforeAll(async () => {
       apiKey: "models/MODEL_KEY",
     },
   });
-  agentId = (await waitUntilReady(t, created.id)).id;
-}, 120_000);
+  return (await waitUntilReady(server, created.id)).id;
+}
 
 afterAll(async () => {
   await t?.stop();
@@ -232,4 +237,35 @@ describe("agent channels through a real agent", () => {
     // The bot token never reached the sandbox's model calls.
     expect(JSON.stringify(model.requests)).not.toContain(botToken);
   });
+});
+
+describe("agents.allowPrivateCallbacks", () => {
+  it("lets a channel's replies go to this host's own addresses only when set", async (context) => {
+    needSandboxes(context, t);
+    const callbackUrl = `http://127.0.0.1:${hooks.port}/loopback`;
+    const refused = await t.call("POST", `/v1/agents/${agentId}/channels/webhook`, { callbackUrl });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { message: string }).message).toMatch(
+      /127\.0\.0\.1 is a private, loopback.*agents\.allowPrivateCallbacks/,
+    );
+    const open = await startSandboxServer({
+      agents: { allowPrivateCallbacks: true },
+      egress: { hosts: { "model.test.internal": new URL(model.baseURL).host } },
+    });
+    needSandboxes(context, open);
+    try {
+      const id = await readyAgent(open);
+      const response = await open.call("POST", `/v1/agents/${id}/channels/webhook`, {
+        callbackUrl,
+      });
+      const { url, secret } = (await response.json()) as { url: string; secret: string };
+      expect(response.status).toBe(201);
+      expect((await postWebhook(url, secret, { id: "l-1", text: "loop" })).status).toBe(202);
+      const reply = await hooks.next();
+      expect(reply.path).toBe("/loopback");
+      expect(JSON.parse(reply.body)).toMatchObject({ text: "echo: loop", inReplyTo: "l-1" });
+    } finally {
+      await open.stop();
+    }
+  }, 120_000);
 });

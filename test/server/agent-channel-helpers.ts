@@ -10,7 +10,7 @@ export interface Received {
   readonly body: string;
 }
 
-/** A local HTTP server that records what it is sent and answers as the test says. */
+/** A local HTTP server that records what it is sent and answers as the test says (0: no answer, the connection cut). */
 export interface Receiver {
   readonly url: string;
   readonly port: number;
@@ -38,8 +38,12 @@ export async function startReceiver(
       };
       received.push(recorded);
       const { status, body } = answer(recorded);
-      response.writeHead(status, { "content-type": "application/json" });
-      response.end(body === undefined ? "{}" : JSON.stringify(body));
+      // Status 0: the connection is cut without an answer.
+      if (status === 0) request.socket.destroy();
+      else {
+        response.writeHead(status, { "content-type": "application/json" });
+        response.end(body === undefined ? "{}" : JSON.stringify(body));
+      }
       const resolve = waiting.shift();
       if (resolve !== undefined) {
         taken++;

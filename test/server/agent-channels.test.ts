@@ -695,6 +695,14 @@ describe("a webhook channel's replies", () => {
     }
   });
 
+  it("are tried again when the connection is cut before an answer", async () => {
+    const { url, secret } = await flakyChannel();
+    statuses.push(0, 0, 200);
+    expect((await postWebhook(url, secret, { id: "c-1", text: "hi" })).status).toBe(202);
+    const tries = [await flaky.next(), await flaky.next(), await flaky.next()];
+    expect(tries.map((each) => JSON.parse(each.body).inReplyTo)).toEqual(["c-1", "c-1", "c-1"]);
+  });
+
   it("are not tried again on 4xx, and at most five times on 5xx", async () => {
     const log = captureLog();
     try {

@@ -303,6 +303,34 @@ describe("a turn", () => {
     await expectCommandKilled("sleep 61");
     expect(model.requests.length).toBe(asked);
   });
+
+  it("waits while the agent answers in another conversation", {
+    timeout: 120_000,
+  }, async (context) => {
+    needSandboxes(context, h?.t);
+    const { t, steps } = h as TurnsHarness;
+    steps.push(runCommand("touch busy; sleep 62", "call_busy"), { text: "My turn now." });
+    const first = await sendMessage(t, agentId, { content: "Keep busy" });
+    await first.until("tool-input-available");
+    await fileAppears("busy");
+    // The core runs one turn at a time: the other conversation's reply starts and waits.
+    const second = await sendMessage(t, agentId, { content: "Answer me too" });
+    expect(second.response.status).toBe(200);
+    await second.until("start");
+    const busy = (first.parts[0] as unknown as { messageMetadata: { conversationId: string } })
+      .messageMetadata.conversationId;
+    await t.call("POST", `/v1/agents/${agentId}/conversations/${busy}/stop`);
+    await first.end();
+    expect(first.parts.at(-1)?.type).toBe("abort");
+    await second.end();
+    expect(second.parts.at(-1)?.type).toBe("finish");
+    expect(
+      second.parts
+        .filter((part) => part.type === "text-delta")
+        .map((part) => part.delta)
+        .join(""),
+    ).toBe("My turn now.");
+  });
 });
 
 describe("a turn that fails", () => {

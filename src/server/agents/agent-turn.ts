@@ -39,7 +39,8 @@ export interface AgentTurnOptions {
   readonly content: string;
   /** The history to send, the user's message last. */
   readonly history: OpenAIChatMessage[];
-  readonly connection: TurnConnection;
+  /** The agent's ready core when the turn's time comes; undefined once it is not ready. */
+  readonly connect: () => TurnConnection | undefined;
   readonly conversations: ConversationStore;
   readonly runner: SandboxRunner | undefined;
   readonly spans: SpanSink;
@@ -67,6 +68,8 @@ export class AgentTurn {
   /** Stops a running `run_command`. */
   readonly #tools = new AbortController();
   #unsubscribe: () => void = () => undefined;
+  /** The core running the turn, once it has been sent. */
+  #connection: TurnConnection | undefined;
   /** Core events are handled one after the other: a `run_command` finishes before what follows. */
   #events: Promise<void> = Promise.resolve();
   #stopping = false;
@@ -90,11 +93,24 @@ export class AgentTurn {
     return this.#trace.cairnTraceId;
   }
 
-  /** Sends the turn to the core. */
-  start(): void {
+  /**
+   * Starts the reply at once, and sends the turn to the core when `ready` settles: the core runs
+   * one turn at a time, so the turns of an agent's other conversations go first.
+   */
+  start(ready: Promise<void>): void {
     const metadata = { conversationId: this.#options.conversationId, traceId: this.traceId };
     this.#reply.start(this.messageId, metadata);
-    const { connection } = this.#options;
+    void ready.then(() => this.#send());
+  }
+
+  #send(): void {
+    if (this.#ended) return;
+    const connection = this.#options.connect();
+    if (connection === undefined) {
+      this.#fail(restarting);
+      return;
+    }
+    this.#connection = connection;
     this.#unsubscribe = connection.subscribe((event) => {
       if (!("turnId" in event)) return;
       if (event.turnId !== this.turnId && !(event.turnId === "*" && event.type === "turn-error")) {
@@ -114,11 +130,7 @@ export class AgentTurn {
       connection.send({ type: "turn", turnId: this.turnId, messages: this.#options.history });
     } catch (error) {
       log.warn(`agent ${this.#options.agent.id}: the turn could not be sent to its process`, error);
-      this.#fail({
-        kind: "transient",
-        message:
-          "the agent's process stopped before the turn could start; it is being restarted, so ask again shortly",
-      });
+      this.#fail(restarting);
     }
   }
 
@@ -127,8 +139,14 @@ export class AgentTurn {
     if (this.#ended || this.#stopping) return;
     this.#stopping = true;
     this.#tools.abort();
+    const connection = this.#connection;
+    // Still waiting for its turn: nothing runs it yet.
+    if (connection === undefined) {
+      this.#fail(stopped);
+      return;
+    }
     try {
-      this.#options.connection.send({ type: "abort", turnId: this.turnId });
+      connection.send({ type: "abort", turnId: this.turnId });
     } catch {
       // The process is gone: nothing runs the turn anymore.
     }
@@ -176,7 +194,8 @@ export class AgentTurn {
   }
 
   async #runOnService(toolCallId: string, toolName: string, input: unknown): Promise<void> {
-    const { runner, projectId, connection } = this.#options;
+    const { runner, projectId } = this.#options;
+    const connection = this.#connection as TurnConnection;
     const exec = this.#trace.execContext(toolCallId);
     const result =
       toolName !== "run_command"
@@ -251,6 +270,11 @@ export class AgentTurn {
 }
 
 const stopped: AgentTurnError = { kind: "aborted", message: "the turn was stopped" };
+const restarting: AgentTurnError = {
+  kind: "transient",
+  message:
+    "the agent's process stopped before the turn could start; it is being restarted, so ask again shortly",
+};
 
 /** The core's turn-error as the reply says it (its message names the model endpoint's answer). */
 function errorOf(event: TurnErrorEvent): AgentTurnError {

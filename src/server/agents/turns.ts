@@ -57,6 +57,8 @@ export interface AgentTurnServiceOptions {
 export class AgentTurnService implements AgentTurns {
   /** The turn running in each conversation. */
   readonly #running = new Map<string, AgentTurn>();
+  /** Settles when each agent's last turn has ended: its core runs one turn at a time. */
+  readonly #agentTails = new Map<string, Promise<void>>();
 
   constructor(private readonly options: AgentTurnServiceOptions) {}
 
@@ -117,13 +119,23 @@ export class AgentTurnService implements AgentTurns {
       chat: [userChat(input.content, attachments)],
     });
     const id = conversationId;
+    let ended: () => void = () => undefined;
+    const mine = new Promise<void>((resolve) => {
+      ended = resolve;
+    });
+    const previous = this.#agentTails.get(agentId) ?? Promise.resolve();
+    const tail = previous.then(() => mine);
+    this.#agentTails.set(agentId, tail);
+    void tail.then(() => {
+      if (this.#agentTails.get(agentId) === tail) this.#agentTails.delete(agentId);
+    });
     const turn = new AgentTurn({
       projectId,
       agent: { id: agent.id, name: agent.name, tags: agent.config.tags },
       conversationId: id,
       content: input.content,
       history: conversations.history(id),
-      connection,
+      connect: () => this.options.connection(projectId, agentId),
       conversations,
       runner: this.options.runner,
       spans: this.options.spans,
@@ -131,6 +143,7 @@ export class AgentTurnService implements AgentTurns {
       abortGraceMs: this.options.abortGraceMs ?? 5000,
       onEnd: () => {
         if (this.#running.get(id) === turn) this.#running.delete(id);
+        ended();
       },
     });
     this.#running.set(id, turn);
@@ -139,7 +152,7 @@ export class AgentTurnService implements AgentTurns {
       if (signal.aborted) queueMicrotask(() => turn.abort());
       else signal.addEventListener("abort", () => turn.abort(), { once: true });
     }
-    turn.start();
+    turn.start(previous);
     return { conversationId: id, parts: turn.parts };
   }
 

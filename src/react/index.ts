@@ -2,7 +2,10 @@
 // hook). Styles: `import "cairn-ai/react/styles.css"`.
 
 export {
+  type AgentTransport,
+  type AgentTransportOptions,
   type AttachmentPickerApi,
+  agentTransport,
   CairnChat,
   type CairnChatProps,
   ChatError,

@@ -1,4 +1,9 @@
 // The chat component: its store, headless hook and styled component.
+export {
+  type AgentTransport,
+  type AgentTransportOptions,
+  agentTransport,
+} from "./agent-transport.js";
 export { CairnChat, type CairnChatProps } from "./cairn-chat.js";
 export { ChatError, type ChatErrorCode } from "./chat-error.js";
 export { ChatStore, type ChatStoreOptions, type SendMessageInput } from "./chat-store.js";

@@ -44,6 +44,15 @@ export async function fetchStream(
   url: string,
   init: RequestInit,
 ): Promise<ReadableStream<Uint8Array>> {
+  return (await fetchStreamResponse(fetchFunction, url, init)).body;
+}
+
+/** {@link fetchStream}, with the answer's headers. */
+export async function fetchStreamResponse(
+  fetchFunction: typeof fetch,
+  url: string,
+  init: RequestInit,
+): Promise<Response & { readonly body: ReadableStream<Uint8Array> }> {
   let response: Response;
   try {
     response = await fetchFunction(url, init);
@@ -69,5 +78,5 @@ export async function fetchStream(
   if (response.body === null) {
     throw new ChatError("protocol_error", `${url} answered without a body`);
   }
-  return response.body;
+  return response as Response & { readonly body: ReadableStream<Uint8Array> };
 }

@@ -45,22 +45,34 @@ export function createUIMessageStreamTransport(
         signal,
         ...(options.credentials === undefined ? {} : { credentials: options.credentials }),
       });
-      let ended = false;
-      for await (const data of readEventData(body, signal)) {
-        if (data === "[DONE]") return;
-        const part = parseEventJson(data, options.api) as ChatStreamPart;
-        if (typeof part !== "object" || part === null || typeof part.type !== "string") {
-          throw new ChatError("protocol_error", `${options.api} sent a part without a type`);
-        }
-        if (part.type === "finish" || part.type === "abort") ended = true;
-        yield part;
-      }
-      if (!ended) {
-        throw new ChatError(
-          "connection_dropped",
-          "The connection dropped before the answer finished. Retry to ask again.",
-        );
-      }
+      yield* readUIMessageStream(body, signal, options.api);
     },
   };
+}
+
+/**
+ * The parts of an AI SDK UI message stream body, up to `[DONE]`; a body that ends before a
+ * `finish` (or `abort`) part is a dropped connection. `source` names the backend in errors.
+ */
+export async function* readUIMessageStream(
+  body: ReadableStream<Uint8Array>,
+  signal: AbortSignal,
+  source: string,
+): AsyncGenerator<ChatStreamPart> {
+  let ended = false;
+  for await (const data of readEventData(body, signal)) {
+    if (data === "[DONE]") return;
+    const part = parseEventJson(data, source) as ChatStreamPart;
+    if (typeof part !== "object" || part === null || typeof part.type !== "string") {
+      throw new ChatError("protocol_error", `${source} sent a part without a type`);
+    }
+    if (part.type === "finish" || part.type === "abort") ended = true;
+    yield part;
+  }
+  if (!ended) {
+    throw new ChatError(
+      "connection_dropped",
+      "The connection dropped before the answer finished. Retry to ask again.",
+    );
+  }
 }

@@ -18,6 +18,7 @@ import {
   createWorkDir,
   launchChromium,
   needChromium,
+  resultPage,
   type StaticSite,
   serveStatic,
 } from "./helpers/browser.js";
@@ -94,19 +95,7 @@ if (mode === "flush") {
 }
 `;
 
-const indexHtml = `<!doctype html>
-<html>
-  <head>
-    <meta charset="utf-8" />
-    <link rel="icon" href="data:," />
-    <title>cairn in a browser</title>
-  </head>
-  <body>
-    <output id="result"></output>
-    <script type="module" src="./main.ts"></script>
-  </body>
-</html>
-`;
+const indexHtml = resultPage("cairn in a browser");
 
 // A second page of the same origin, to unload the first one onto and read its notes.
 const afterHtml = `<!doctype html>

@@ -16,6 +16,8 @@ import {
   createWorkDir,
   launchChromium,
   needChromium,
+  reportMainResult,
+  resultPage,
   type StaticSite,
   serveStatic,
 } from "./helpers/browser.js";
@@ -87,32 +89,9 @@ async function main(): Promise<unknown> {
   }
 }
 
-main().then(
-  (summary) => {
-    output.textContent = JSON.stringify(summary);
-    output.dataset.done = "true";
-  },
-  (error: unknown) => {
-    const message = error instanceof Error ? \`\${error.name}: \${error.message}\` : String(error);
-    output.textContent = JSON.stringify({ error: message });
-    output.dataset.done = "true";
-  },
-);
-`;
+${reportMainResult}`;
 
-const indexHtml = `<!doctype html>
-<html>
-  <head>
-    <meta charset="utf-8" />
-    <link rel="icon" href="data:," />
-    <title>cairn/sandbox in a browser</title>
-  </head>
-  <body>
-    <output id="result"></output>
-    <script type="module" src="./main.ts"></script>
-  </body>
-</html>
-`;
+const indexHtml = resultPage("cairn/sandbox in a browser");
 
 let workDir: string;
 let built: BuiltPage;

@@ -145,6 +145,40 @@ function importSpecifiers(code: string): string[] {
   );
 }
 
+/** A test page: it loads ./main.ts, which shows what it found in `<output id="result">`. */
+export function resultPage(title: string): string {
+  return `<!doctype html>
+<html>
+  <head>
+    <meta charset="utf-8" />
+    <link rel="icon" href="data:," />
+    <title>${title}</title>
+  </head>
+  <body>
+    <output id="result"></output>
+    <script type="module" src="./main.ts"></script>
+  </body>
+</html>
+`;
+}
+
+/**
+ * The end of a page's main.ts that defines `async function main()`: its result (or its error as
+ * `{ error }`) as JSON in #result, then `data-done="true"` for the test to wait on.
+ */
+export const reportMainResult = `main().then(
+  (summary) => {
+    output.textContent = JSON.stringify(summary);
+    output.dataset.done = "true";
+  },
+  (error: unknown) => {
+    const message = error instanceof Error ? \`\${error.name}: \${error.message}\` : String(error);
+    output.textContent = JSON.stringify({ error: message });
+    output.dataset.done = "true";
+  },
+);
+`;
+
 export interface StaticSite {
   /** The site's origin, `http://127.0.0.1:<port>`, without a trailing slash. */
   url: string;

@@ -206,6 +206,85 @@ describe("cairn agent", { timeout: 120_000 }, () => {
   });
 });
 
+describe("cairn agent channels", { timeout: 120_000 }, () => {
+  it("adds web, webhook and slack channels, printing their secrets once, lists and removes them", async (context) => {
+    needAgents(context, service);
+    const { agents, baseURL } = service;
+    await agents.create({
+      name: "reachable",
+      model: { baseURL: baseURL("chatty"), model: "fake-model" },
+      secretStore: modelStore,
+    });
+    const web = await agent(["channels", "add", "reachable", "web", "--expires", "10m", "--json"]);
+    expect(web.code).toBe(0);
+    const created = JSON.parse(web.stdout);
+    expect(created).toMatchObject({
+      channel: { type: "web" },
+      url: expect.stringMatching(/\/messages$/),
+    });
+    expect(created.token).toMatch(/^cairn_awt_/);
+    const webhook = await agent([
+      "channels",
+      "add",
+      "reachable",
+      "webhook",
+      "--callback-url",
+      "http://chatty.models.test.internal/replies",
+    ]);
+    expect(webhook.code).toBe(0);
+    const secret = /^secret {2}(\S+)$/m.exec(webhook.stdout)?.[1] ?? "";
+    expect(secret).not.toBe("");
+    expect(webhook.stdout).toContain("(the signing secret is shown this once)");
+    const signingSecret = "slack-signing-secret-0123456789";
+    const slack = await agent(
+      [
+        "channels",
+        "add",
+        "reachable",
+        "slack",
+        "--bot-token",
+        `${modelStore}/MODEL_KEY`,
+        "--api-base-url",
+        "http://chatty.models.test.internal/api",
+      ],
+      `${signingSecret}\n`,
+    );
+    expect(slack.stderr).toBe("");
+    expect(slack.code).toBe(0);
+    expect(slack.stdout).toMatch(/^url {2}http.*\/v1\/channels\/slack\/chn_/m);
+
+    const listed = await agent(["channels", "ls", "reachable"]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout.trim().split("\n")).toHaveLength(4);
+    expect(listed.stdout).toContain("replies to http://chatty.models.test.internal/replies");
+    expect(listed.stdout).toContain(`bot token ${modelStore}/MODEL_KEY`);
+    for (const value of [created.token, secret, signingSecret, modelKeyValue]) {
+      expect(listed.stdout).not.toContain(value);
+    }
+    const removed = await agent(["channels", "rm", "reachable", created.channel.id]);
+    expect(removed).toMatchObject({ code: 0, stdout: `removed channel ${created.channel.id}\n` });
+    const json = JSON.parse((await agent(["channels", "ls", "reachable", "--json"])).stdout);
+    expect(json.map((channel: { type: string }) => channel.type).sort()).toEqual([
+      "slack",
+      "webhook",
+    ]);
+
+    const wrong = await agent([
+      "channels",
+      "add",
+      "reachable",
+      "web",
+      "--callback-url",
+      "http://chatty.models.test.internal/replies",
+    ]);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain("a web channel takes no --callback-url");
+    const noUrl = await agent(["channels", "add", "reachable", "webhook"]);
+    expect(noUrl.code).toBe(2);
+    expect(noUrl.stderr).toContain("a webhook channel needs --callback-url <url>");
+  });
+});
+
 describe("cairn agent send and chat", { timeout: 120_000 }, () => {
   it("send prints the streamed reply, each command on a line of its own with its exit code, and with --json the whole reply", async (context) => {
     needAgents(context, service);

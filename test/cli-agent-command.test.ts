@@ -1,7 +1,7 @@
 // `cairn agent …`: the command line as it runs, from the source, in a child process, against a
 // real service with real sandboxes and local OpenAI-compatible model servers.
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -40,6 +40,7 @@ beforeAll(async () => {
       { text: "A new start." },
     ],
     slow: [runCommandCall("call-slow", "sleep 60"), { text: "After the stop." }],
+    terminal: [{ text: "Typed and answered." }, runCommandCall("call-term", "sleep 60")],
   });
 }, 120_000);
 afterAll(async () => {
@@ -351,6 +352,30 @@ describe("cairn agent send and chat", { timeout: 120_000 }, () => {
     expect(await exitOf(child)).toBe(0);
     expect(output.text()).not.toContain("After the stop.");
   });
+
+  it("chat at a terminal: Ctrl-C stops a reply, and at the prompt ends the chat", async (context) => {
+    needAgents(context, service);
+    if (!existsSync("/usr/bin/script")) context.skip("no script(1) to give the chat a terminal");
+    expect((await agent(["create", "typist", ...modelFlags("terminal"), "--wait"])).code).toBe(0);
+    const command = [process.execPath, "--import", "tsx", cli, "agent", "chat", "typist"]
+      .map((word) => `'${word.replace(/'/g, "'\\''")}'`)
+      .join(" ");
+    const child = spawn("/usr/bin/script", ["-qec", command, "/dev/null"], {
+      env: { ...process.env, ...serviceEnv() },
+    });
+    const terminal = collect(child);
+    await terminal.waitFor("you> ");
+    child.stdin.write("Hello\r");
+    await terminal.waitFor("typist> Typed and answered.");
+    await terminal.waitFor("you> ", 2);
+    child.stdin.write("Sleep\r");
+    await terminal.waitFor("$ sleep 60");
+    child.stdin.write("\u0003");
+    await terminal.waitFor("(stopped)");
+    await terminal.waitFor("you> ", 3);
+    child.stdin.write("\u0003");
+    expect(await exitOf(child)).toBe(0);
+  });
 });
 
 function exitOf(child: ChildProcessWithoutNullStreams): Promise<number | null> {
@@ -368,8 +393,9 @@ function collect(child: ChildProcessWithoutNullStreams) {
   child.stderr.resume();
   return {
     text: () => text,
-    async waitFor(piece: string): Promise<void> {
-      while (!text.includes(piece)) {
+    /** Until `piece` has come `times` times. */
+    async waitFor(piece: string, times = 1): Promise<void> {
+      while (text.split(piece).length - 1 < times) {
         await new Promise<void>((resolve) => waiters.push(resolve));
       }
     },

@@ -1,7 +1,5 @@
 import { existsSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
-import { Writable } from "node:stream";
 import type { z } from "zod";
 import { environment } from "../../core/config.js";
 import {
@@ -33,6 +31,7 @@ import type {
 } from "../program/secrets.js";
 import { connectionFrom } from "./sandbox/options.js";
 import { formatJson, formatTime } from "./sandbox/table.js";
+import { promptHidden, readAll } from "./standard-input.js";
 
 type Write = (text: string) => void;
 
@@ -62,7 +61,10 @@ export async function setSecret(
   // Wrong names are refused before anyone types a value.
   argument(secretStoreNameSchema, store, "<store>");
   argument(secretKeySchema, key, "<KEY>");
-  const value = input.isTTY === true ? await promptHidden(`${key}: `, input) : await readAll(input);
+  const value =
+    input.isTTY === true
+      ? await promptHidden(`${key}: `, input, "cancelled: no secret was set")
+      : await readAll(input);
   if (value === "") throw new UsageError("no value: pipe it in, or type it at the prompt");
   // Checked as the service checks it, so that a value it would refuse is not sent; the message
   // never quotes it.
@@ -204,43 +206,4 @@ function argument(schema: z.ZodType, value: string, name: string): void {
   if (!parsed.success) {
     throw new UsageError(`${name} ${JSON.stringify(value)}: ${describeIssues(parsed.error)}`);
   }
-}
-
-async function readAll(input: NodeJS.ReadableStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of input) chunks.push(Buffer.from(chunk as Buffer));
-  return Buffer.concat(chunks)
-    .toString("utf8")
-    .replace(/\r?\n$/, "");
-}
-
-// The prompt is written; what is typed is not echoed. Ctrl-C or Ctrl-D cancels, setting nothing.
-function promptHidden(prompt: string, input: NodeJS.ReadableStream): Promise<string> {
-  let muted = false;
-  const output = new Writable({
-    write(chunk, _encoding, done) {
-      if (!muted) process.stderr.write(chunk as Buffer);
-      done();
-    },
-  });
-  const reader = createInterface({ input, output, terminal: true });
-  return new Promise((resolve, reject) => {
-    let answered = false;
-    const cancel = () => {
-      if (answered) return;
-      answered = true;
-      reader.close();
-      process.stderr.write("\n");
-      reject(new Error("cancelled: no secret was set"));
-    };
-    reader.on("SIGINT", cancel);
-    reader.on("close", cancel);
-    reader.question(prompt, (answer) => {
-      answered = true;
-      reader.close();
-      process.stderr.write("\n");
-      resolve(answer);
-    });
-    muted = true;
-  });
 }

@@ -247,7 +247,7 @@ export function addAgentCommand(program: CairnCommand): void {
     channels
       .command("add")
       .description(
-        "Adds a channel and prints what only this answer shows. web: a URL and a short-lived token for CairnChat (agentTransport). webhook: the URL to POST signed messages to, and the signing secret. slack: the Request URL to give Slack; the app's signing secret is read from standard input.",
+        "Adds a channel and prints what only this answer shows. web: a URL and a short-lived token for CairnChat (agentTransport). webhook: the URL to POST signed messages to, and the signing secret. slack: the Request URL to give Slack; the app's signing secret is read from standard input when piped, else asked for without echo.",
       )
       .argument("<agent>", "the agent's name or id")
       .argument("<type>", "web, webhook or slack")

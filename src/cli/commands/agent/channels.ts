@@ -9,6 +9,7 @@ import { UsageError } from "../../program/cairn-command.js";
 import type { ConnectionOptions } from "../../program/connection.js";
 import { definedOnly } from "../sandbox/options.js";
 import { formatJson, formatTime } from "../sandbox/table.js";
+import { promptHidden, readAll } from "../standard-input.js";
 import { agentsOf, findAgent } from "./client.js";
 
 type Write = (text: string) => void;
@@ -67,10 +68,19 @@ export async function addChannel(
     if (options.botToken === undefined) {
       throw new UsageError("a slack channel needs --bot-token <store/KEY>");
     }
-    if (input.isTTY === true) {
-      throw new UsageError("pipe the Slack app's signing secret to standard input");
+    // Like a secret's value, never an argument: piped in, or typed without echo.
+    const signingSecret = (
+      input.isTTY === true
+        ? await promptHidden(
+            "the Slack app's signing secret: ",
+            input,
+            "cancelled: no channel was added",
+          )
+        : await readAll(input)
+    ).trim();
+    if (signingSecret === "") {
+      throw new UsageError("no signing secret: pipe it in, or type it at the prompt");
     }
-    const signingSecret = (await readAll(input)).trim();
     const created = await agents.channels.add(agent.id, "slack", {
       botToken: options.botToken,
       signingSecret,
@@ -136,10 +146,4 @@ function detailOf(channel: AgentChannel): string {
 /** callbackUrl → callback-url */
 function flag(option: string): string {
   return option.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
-}
-
-async function readAll(input: NodeJS.ReadableStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of input) chunks.push(Buffer.from(chunk as Buffer));
-  return Buffer.concat(chunks).toString("utf8");
 }

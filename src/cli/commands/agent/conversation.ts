@@ -5,6 +5,7 @@ import type { AgentRecord, AgentStreamPart } from "../../../sandbox/index.js";
 import type { ChatOptions, SendOptions } from "../../program/agent.js";
 import { UsageError } from "../../program/cairn-command.js";
 import { formatJson } from "../sandbox/table.js";
+import { readAll } from "../standard-input.js";
 import { agentsOf, findAgent } from "./client.js";
 import { dim } from "./terminal.js";
 
@@ -226,10 +227,4 @@ function greeting(agent: AgentRecord): string {
     `chatting with ${agent.name}, ${agent.model.model}${state}. /new starts a new conversation; Ctrl-C stops a reply, and at the prompt ends the chat.\n`,
     process.stdout,
   );
-}
-
-async function readAll(input: NodeJS.ReadableStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of input) chunks.push(Buffer.from(chunk as Buffer));
-  return Buffer.concat(chunks).toString("utf8");
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { FakeOpenAI } from "../helpers/fake-openai.js";
+import type { FakeOpenAI, FakeStep } from "../helpers/fake-openai.js";
 import { type FakeRequest, startFakeOpenAI } from "../helpers/fake-openai.js";
 import { needSandboxes, startSandboxServer } from "../sandbox/helpers.js";
 import {
@@ -12,12 +12,14 @@ import {
   webhookSignatureHolds,
 } from "./agent-channel-helpers.js";
 import { createAgent, waitUntilReady } from "./agents-helpers.js";
+import { sendMessage } from "./agents-turns-helpers.js";
 import type { TestServer } from "./helpers.js";
 
 // Channels end to end: a real service with sandboxes, a real agent whose core calls a local
 // OpenAI-compatible model through its egress proxy, a webhook receiver and a local server that
 // speaks Slack's Web API, both reached by the service through egress hosts (as an operator
-// names a host on its own network). The model answers "echo: " and the last user message.
+// names a host on its own network). The model answers "echo: " and the last user message, or
+// to a new message "run: <command>", a run_command of that command.
 
 const modelKey = "sk-channels-model-key-8c7b6a5948372615";
 const botToken = "xoxb-channels-bot-token-0123456789";
@@ -31,6 +33,18 @@ function lastUserText(request: FakeRequest): string {
   return typeof last?.content === "string" ? last.content : JSON.stringify(last?.content);
 }
 
+function modelAnswer(request: FakeRequest): FakeStep {
+  const text = lastUserText(request);
+  const { messages = [] } = request.body as { messages?: Array<{ role: string }> };
+  if (messages.at(-1)?.role === "user" && text.startsWith("run: ")) {
+    const command = text.slice("run: ".length);
+    return {
+      toolCalls: [{ id: "call_run", name: "run_command", arguments: JSON.stringify({ command }) }],
+    };
+  }
+  return { text: `echo: ${text}` };
+}
+
 let t: TestServer | undefined;
 let model: FakeOpenAI;
 let hooks: Receiver;
@@ -38,11 +52,7 @@ let slack: Receiver;
 let agentId: string;
 
 beforeAll(async () => {
-  model = await startFakeOpenAI(
-    Array.from({ length: 100 }, () => (request: FakeRequest) => ({
-      text: `echo: ${lastUserText(request)}`,
-    })),
-  );
+  model = await startFakeOpenAI(Array.from({ length: 100 }, () => modelAnswer));
   hooks = await startReceiver();
   slack = await startFakeSlack(botToken);
   t = await startSandboxServer({
@@ -236,6 +246,119 @@ describe("agent channels through a real agent", () => {
     expect(JSON.stringify(model.requests.at(-1)?.body)).toContain("what is up?");
     // The bot token never reached the sandbox's model calls.
     expect(JSON.stringify(model.requests)).not.toContain(botToken);
+  });
+});
+
+describe("a web token's conversations", () => {
+  const unknown = `conv_${"0".repeat(24)}`;
+
+  /** A request of the agent's as `key` makes it: its status and body. */
+  async function ask(key: string, method: string, path: string, body?: unknown) {
+    const server = t as TestServer;
+    const response = await fetch(`${server.server.url}/v1/agents/${agentId}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  }
+
+  /** A conversation's id, as its reply's header names it. */
+  async function started(key: string, content: string): Promise<string> {
+    const reply = await sendMessage(t as TestServer, agentId, { content }, undefined, key);
+    await reply.end();
+    expect(reply.response.status).toBe(200);
+    expect(reply.parts.at(-1)?.type).toBe("finish");
+    return String(reply.response.headers.get("x-cairn-conversation-id"));
+  }
+
+  const ids = (body: Record<string, unknown>) =>
+    (body.conversations as Array<{ id: string }>).map((each) => each.id).sort();
+
+  it("are those started with its channel: any other is 404 to read, send to and stop, as an unknown one", {
+    timeout: 120_000,
+  }, async (context) => {
+    needSandboxes(context, t);
+    const server = t as TestServer;
+    const a = (await attach(server, "web")) as { token: string; channel: { id: string } };
+    const b = (await attach(server, "web")) as { token: string; channel: { id: string } };
+    const fromA = await started(a.token, "from A");
+    const fromApi = await started(server.apiKey, "from the API");
+    // B's conversation is answering: a command runs in its turn.
+    const running = await sendMessage(
+      server,
+      agentId,
+      { content: "run: sleep 60" },
+      undefined,
+      b.token,
+    );
+    await running.until("tool-input-available");
+    const fromB = String(running.response.headers.get("x-cairn-conversation-id"));
+
+    // Each web token lists its channel's conversations only; the API key lists them all.
+    expect(ids((await ask(a.token, "GET", "/conversations")).body)).toEqual([fromA]);
+    expect(ids((await ask(b.token, "GET", "/conversations")).body)).toEqual([fromB]);
+    const all = await ask(server.apiKey, "GET", "/conversations");
+    expect(ids(all.body)).toEqual(expect.arrayContaining([fromA, fromB, fromApi]));
+    const own = await ask(a.token, "GET", `/conversations/${fromA}`);
+    expect(own.status).toBe(200);
+    expect(own.body).toMatchObject({
+      id: fromA,
+      channel: { type: "web", id: a.channel.id },
+      messages: [{ role: "user" }, { role: "assistant" }],
+    });
+
+    const stored = async () =>
+      Promise.all([
+        ask(server.apiKey, "GET", "/conversations"),
+        ask(server.apiKey, "GET", `/conversations/${fromB}`),
+        ask(server.apiKey, "GET", `/conversations/${fromApi}`),
+      ]);
+    const before = await stored();
+    const asked = model.requests.length;
+    const attempts = (cid: string) =>
+      [
+        ["GET", `/conversations/${cid}`, undefined],
+        ["POST", "/messages", { conversationId: cid, content: "let me in" }],
+        ["POST", `/conversations/${cid}/stop`, undefined],
+      ] as const;
+    for (const other of [fromB, fromApi]) {
+      for (const [index, [method, path, body]] of attempts(other).entries()) {
+        const [, unknownPath, unknownBody] = attempts(unknown)[index] ?? [];
+        const refused = await ask(a.token, method, path, body);
+        const asUnknown = await ask(a.token, method, String(unknownPath), unknownBody);
+        expect(refused.status, `${method} ${path}`).toBe(404);
+        expect(asUnknown.status).toBe(404);
+        expect(JSON.stringify(refused.body).replaceAll(other, unknown)).toBe(
+          JSON.stringify(asUnknown.body),
+        );
+      }
+    }
+    // Nor the other way round: B's token does not reach A's conversation.
+    expect((await ask(b.token, "GET", `/conversations/${fromA}`)).status).toBe(404);
+    // Nothing changed: no message stored, no turn run, B's turn still running.
+    expect(await stored()).toEqual(before);
+    expect(model.requests.length).toBe(asked);
+    expect((await ask(b.token, "POST", `/conversations/${fromB}/stop`)).body).toEqual({
+      stopped: true,
+    });
+    await running.end();
+    expect(running.parts.at(-1)?.type).toBe("abort");
+    // The API key reaches every conversation, and A's token continues its own.
+    expect((await ask(server.apiKey, "GET", `/conversations/${fromB}`)).status).toBe(200);
+    const again = await sendMessage(
+      server,
+      agentId,
+      { conversationId: fromA, content: "again" },
+      undefined,
+      a.token,
+    );
+    await again.end();
+    expect(again.parts.at(-1)?.type).toBe("finish");
+    expect(ids((await ask(a.token, "GET", "/conversations")).body)).toEqual([fromA]);
   });
 });
 

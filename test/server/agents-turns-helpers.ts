@@ -96,16 +96,20 @@ export interface ReplyReader {
   end(): Promise<void>;
 }
 
-/** POSTs a message and reads its reply (the response is returned whatever its status). */
+/**
+ * POSTs a message and reads its reply (the response is returned whatever its status), with the
+ * project's API key or another (an agent web token).
+ */
 export async function sendMessage(
   t: TestServer,
   agentId: string,
   body: unknown,
   signal?: AbortSignal,
+  key: string = t.apiKey,
 ): Promise<ReplyReader> {
   const response = await fetch(`${t.server.url}/v1/agents/${agentId}/messages`, {
     method: "POST",
-    headers: { "x-api-key": t.apiKey, "content-type": "application/json" },
+    headers: { "x-api-key": key, "content-type": "application/json" },
     body: JSON.stringify(body),
     ...(signal === undefined ? {} : { signal }),
   });

@@ -16,6 +16,17 @@ export interface ConversationChannel {
   readonly thread: string;
 }
 
+/**
+ * The channel a conversation is started on. Without a thread, the conversation is a thread of
+ * its own, named by the conversation's id (a web channel's conversations).
+ */
+export type ConversationOrigin = Omit<ConversationChannel, "thread"> & {
+  readonly thread?: string | undefined;
+};
+
+/** A channel, to keep to the conversations started on it. */
+export type ConversationScope = Pick<ConversationChannel, "type" | "id">;
+
 /** A message to add: what is shown (UI parts) and what it adds to the model's history. */
 export interface NewAgentMessage {
   /** Its id, when it was named before (a reply's id is in its stream); default a new one. */
@@ -46,6 +57,14 @@ interface MessageRow {
 
 /** The longest title, in characters: the start of the first message. */
 const titleLength = 80;
+
+/** Keeps a query to one channel's conversations; its parameters are {@link scopeParams}'. */
+const inScope = "(? IS NULL OR (c.channel_type = ? AND c.channel_id = ?))";
+
+/** The parameters of {@link inScope}: NULLs for every conversation. */
+function scopeParams(scope: ConversationScope | undefined): Array<string | null> {
+  return scope === undefined ? [null, null, null] : [scope.type, scope.type, scope.id];
+}
 
 const summaryColumns = `c.id, c.title, c.channel_type, c.channel_id, c.created_at, c.updated_at,
   (SELECT count(*) FROM agent_messages m WHERE m.conversation_id = c.id) AS message_count`;
@@ -80,13 +99,14 @@ export class ConversationStore {
 
   /**
    * A new conversation, or for a channel thread the one it already has (two messages of a new
-   * thread arriving together get the same one).
+   * thread arriving together get the same one). A channel without a thread makes the new
+   * conversation its thread.
    */
   create(
     projectId: string,
     agentId: string,
     title: string,
-    channel?: ConversationChannel,
+    channel?: ConversationOrigin,
   ): AgentConversationSummary {
     const now = new Date().toISOString();
     const id = newConversationId();
@@ -103,19 +123,28 @@ export class ConversationStore {
         title,
         channel?.type ?? null,
         channel?.id ?? null,
-        channel?.thread ?? null,
+        channel === undefined ? null : (channel.thread ?? id),
         now,
         now,
       );
-    const stored = channel === undefined ? id : this.forChannel(projectId, agentId, channel);
+    const stored =
+      channel?.thread === undefined
+        ? id
+        : this.forChannel(projectId, agentId, { ...channel, thread: channel.thread });
     return this.get(projectId, agentId, stored ?? id) as AgentConversationSummary;
   }
 
-  get(projectId: string, agentId: string, id: string): AgentConversationSummary | undefined {
+  /** A conversation of the agent (started on `scope`, when given); undefined if none. */
+  get(
+    projectId: string,
+    agentId: string,
+    id: string,
+    scope?: ConversationScope,
+  ): AgentConversationSummary | undefined {
     const row = this.db
       .prepare(`SELECT ${summaryColumns} FROM agent_conversations c
-        WHERE c.id = ? AND c.project_id = ? AND c.agent_id = ?`)
-      .get(id, projectId, agentId) as ConversationRow | undefined;
+        WHERE c.id = ? AND c.project_id = ? AND c.agent_id = ? AND ${inScope}`)
+      .get(id, projectId, agentId, ...scopeParams(scope)) as ConversationRow | undefined;
     return row === undefined ? undefined : summaryOf(row);
   }
 
@@ -131,13 +160,18 @@ export class ConversationStore {
     return row?.id;
   }
 
-  /** The agent's conversations, the most recently active first. */
-  list(projectId: string, agentId: string, limit: number): AgentConversationSummary[] {
+  /** The agent's conversations (started on `scope`, when given), the most recently active first. */
+  list(
+    projectId: string,
+    agentId: string,
+    limit: number,
+    scope?: ConversationScope,
+  ): AgentConversationSummary[] {
     const rows = this.db
       .prepare(`SELECT ${summaryColumns} FROM agent_conversations c
-        WHERE c.project_id = ? AND c.agent_id = ?
+        WHERE c.project_id = ? AND c.agent_id = ? AND ${inScope}
         ORDER BY c.updated_at DESC, c.id DESC LIMIT ?`)
-      .all(projectId, agentId, limit) as unknown as ConversationRow[];
+      .all(projectId, agentId, ...scopeParams(scope), limit) as unknown as ConversationRow[];
     return rows.map(summaryOf);
   }
 

@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { z } from "zod";
 import {
   type AgentStreamPart,
@@ -10,7 +10,7 @@ import { ApiError } from "../http/api-error.js";
 import type { AuthVariables } from "../http/auth.js";
 import { readJson } from "../http/read-json.js";
 import { parseInput } from "../sandboxes/input.js";
-import type { ConversationStore } from "./conversation-store.js";
+import type { ConversationScope, ConversationStore } from "./conversation-store.js";
 import { type AgentStore, isAgentId } from "./store.js";
 import type { AgentTurnService } from "./turns.js";
 
@@ -24,8 +24,18 @@ const heartbeatMs = 15_000;
 const encoder = new TextEncoder();
 
 /**
+ * The conversations a request reaches: a web channel's token, those started with it (a new one
+ * is started on its channel); the API key, all of the agent's.
+ */
+function scopeOf(c: Context<{ Variables: AuthVariables }>): ConversationScope | undefined {
+  const channelId = c.get("agentWebChannelId");
+  return channelId === undefined ? undefined : { type: "web", id: channelId };
+}
+
+/**
  * An agent's conversations: `POST /v1/agents/{id}/messages` (the reply as an AI SDK UI message
- * stream), the conversations and their messages, and stopping a conversation's turn.
+ * stream), the conversations and their messages, and stopping a conversation's turn. A web
+ * channel's token reaches only its channel's conversations; any other is 404, as an unknown one.
  */
 export function agentMessageRoutes(parts: {
   readonly store: Pick<AgentStore, "get">;
@@ -47,9 +57,14 @@ export function agentMessageRoutes(parts: {
     if (agent === undefined) throw new ApiError("not_found", `this project has no agent ${id}`);
     return agent;
   };
-  const conversationOf = (projectId: string, agentId: string, id: string) => {
+  const conversationOf = (
+    projectId: string,
+    agentId: string,
+    id: string,
+    scope: ConversationScope | undefined,
+  ) => {
     const conversation = isConversationId(id)
-      ? conversations.get(projectId, agentId, id)
+      ? conversations.get(projectId, agentId, id, scope)
       : undefined;
     if (conversation === undefined) {
       throw new ApiError("not_found", `agent ${agentId} has no conversation ${id}`);
@@ -64,11 +79,13 @@ export function agentMessageRoutes(parts: {
       const body = parseInput(agentMessageRequestSchema, await readJson(c.req.raw));
       const controller = new AbortController();
       c.req.raw.signal.addEventListener("abort", () => controller.abort(), { once: true });
+      const scope = scopeOf(c);
       const turn = turns.send({
         projectId,
         agentId: agent.id,
         content: body.content,
         signal: controller.signal,
+        ...(scope === undefined ? {} : { channel: scope }),
         ...(body.conversationId === undefined ? {} : { conversationId: body.conversationId }),
         ...(body.attachments === undefined ? {} : { attachments: body.attachments }),
       });
@@ -80,18 +97,20 @@ export function agentMessageRoutes(parts: {
       const projectId = c.get("project").id;
       const agent = agentOf(projectId, c.req.param("id"));
       const { limit } = parseInput(listQuerySchema, c.req.query());
-      return c.json({ conversations: conversations.list(projectId, agent.id, limit) });
+      return c.json({
+        conversations: conversations.list(projectId, agent.id, limit, scopeOf(c)),
+      });
     })
     .get("/v1/agents/:id/conversations/:cid", (c) => {
       const projectId = c.get("project").id;
       const agent = agentOf(projectId, c.req.param("id"));
-      const conversation = conversationOf(projectId, agent.id, c.req.param("cid"));
+      const conversation = conversationOf(projectId, agent.id, c.req.param("cid"), scopeOf(c));
       return c.json({ ...conversation, messages: conversations.messages(conversation.id) });
     })
     .post("/v1/agents/:id/conversations/:cid/stop", (c) => {
       const projectId = c.get("project").id;
       const agent = agentOf(projectId, c.req.param("id"));
-      const conversation = conversationOf(projectId, agent.id, c.req.param("cid"));
+      const conversation = conversationOf(projectId, agent.id, c.req.param("cid"), scopeOf(c));
       return c.json({ stopped: turns.stop(conversation.id) });
     });
 }

@@ -11,6 +11,7 @@ import { ApiError } from "../http/api-error.js";
 import { AgentTurn, type TurnConnection } from "./agent-turn.js";
 import {
   type ConversationChannel,
+  type ConversationOrigin,
   type ConversationStore,
   conversationTitle,
 } from "./conversation-store.js";
@@ -20,13 +21,17 @@ import type { SpanSink } from "./turn-trace.js";
 
 /** The turns of agents' conversations, as the channels (and the messages route) start them. */
 export interface AgentTurns {
-  /** Runs one turn; yields UI message stream parts; throws ApiError 409/404 as the route does. */
+  /**
+   * Runs one turn; yields UI message stream parts; throws ApiError 409/404 as the route does.
+   * With a channel, a new conversation is started on it (without a thread: a thread of its own)
+   * and `conversationId` must be one started on it, else 404 as for an unknown one.
+   */
   send(input: {
     projectId: string;
     agentId: string;
     conversationId?: string;
     content: string;
-    channel?: ConversationChannel;
+    channel?: ConversationOrigin;
     signal?: AbortSignal;
   }): { conversationId: string; parts: AsyncIterable<AgentStreamPart> };
   /** The conversation of a channel thread, if one was started there. */
@@ -82,9 +87,10 @@ export class AgentTurnService implements AgentTurns {
     const { conversations } = this.options;
     let conversationId = input.conversationId;
     if (conversationId !== undefined) {
+      // A channel reaches only its own conversations: another one is as unknown.
       if (
         !isConversationId(conversationId) ||
-        conversations.get(projectId, agentId, conversationId) === undefined
+        conversations.get(projectId, agentId, conversationId, input.channel) === undefined
       ) {
         throw new ApiError(
           "not_found",

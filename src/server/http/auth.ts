@@ -11,6 +11,8 @@ export interface AuthVariables {
   sandboxTokenId: string | undefined;
   /** The dashboard session that made the request, if its cookie did (Caller.dashboardSessionId). */
   dashboardSessionId: string | undefined;
+  /** The agent web channel whose token made the request, if one did (Caller.agentWebChannelId). */
+  agentWebChannelId: string | undefined;
 }
 
 export interface AuthOptions {
@@ -88,6 +90,7 @@ export function requireApiKey(
     c.set("actor", caller.actor);
     c.set("sandboxTokenId", caller.sandboxTokenId);
     c.set("dashboardSessionId", caller.dashboardSessionId);
+    c.set("agentWebChannelId", caller.agentWebChannelId);
     await next();
   };
 }

@@ -55,6 +55,8 @@ export function agentConversationRoutes(errors: ErrorResponses, common: object):
       method: "get",
       path: "/v1/agents/{id}/conversations",
       summary: "The agent's conversations, the most recently active first",
+      description:
+        "With an agent web token, only the conversations started with its channel: every other one (another web channel's, a webhook's, Slack's, the API key's) is 404 to it here and on …/messages, …/conversations/{cid} and …/stop, as an unknown one.",
       request: {
         params: agent,
         query: z.object({

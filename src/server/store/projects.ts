@@ -19,6 +19,8 @@ export interface Caller {
   readonly sandboxTokenId?: string;
   /** The dashboard session that made the request, when a browser's session cookie did. */
   readonly dashboardSessionId?: string;
+  /** The agent web channel whose token made the request: it reaches that channel's conversations only. */
+  readonly agentWebChannelId?: string;
 }
 
 const keyPattern = /^[A-Za-z0-9_\-.]{16,256}$/;

@@ -24,7 +24,8 @@ const notValid =
 /**
  * Agent web tokens as a way in (`Authorization: Bearer`, or `X-API-Key`): a token reaches its
  * agent's messages and conversations, from its Origin when it is bound to one. Unknown, expired,
- * or of a deleted channel (or agent): 401; anything beyond its reach: 403.
+ * or of a deleted channel (or agent): 401; anything beyond its reach: 403. The caller names the
+ * channel, and the message routes keep it to the conversations started with it (any other: 404).
  */
 export function webTokenCaller(
   channels: ChannelStore,
@@ -36,7 +37,7 @@ export function webTokenCaller(
     const project = channel === undefined ? undefined : projects.byId(channel.projectId);
     if (channel === undefined || project === undefined) return notValid;
     authorize(c, channel);
-    return { project, actor: `agent web token ${channel.id}` };
+    return { project, actor: `agent web token ${channel.id}`, agentWebChannelId: channel.id };
   };
 }
 

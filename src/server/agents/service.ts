@@ -24,6 +24,14 @@ export interface AgentOptions {
    * addresses only, besides the names `egress.hosts` maps (docs/agent-channels.md).
    */
   readonly allowPrivateCallbacks?: boolean;
+  /**
+   * The built agent core that agents run. Default: this package's
+   * `dist/agent-core/agent-core.mjs`. The service copies it at start into a folder of its own
+   * in the OS temp folder (`cairn-agent-core-*`, removed at close), which every agent's
+   * sandbox mounts read-only at /opt/cairn: the sandbox's unprivileged uid may not be able to
+   * reach the installed file (a project under a 0700 home).
+   */
+  readonly corePath?: string;
 }
 
 /** The agents half of the service, or why there is none (its routes answer 503 with it). */
@@ -79,6 +87,7 @@ export function startAgentService(
   spans: SpanSink = () => undefined,
 ): AgentService {
   const registry = agentRegistryURL(options.registry);
+  const { corePath } = options;
   if ("unavailable" in sandboxes) return { unavailable: sandboxes.unavailable };
   const store = new AgentStore(db);
   const logs = new AgentLogs();
@@ -89,6 +98,7 @@ export function startAgentService(
     dataDir,
     registry,
     diskMB: sandboxes.diskRangeMB.default,
+    ...(corePath === undefined ? {} : { corePath: () => corePath }),
   });
   supervisor.resume();
   const conversations = new ConversationStore(db);

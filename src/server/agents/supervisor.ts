@@ -1,5 +1,5 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { agentCorePath } from "../../agents/index.js";
 import {
   type AgentCoreConfig,
@@ -12,6 +12,7 @@ import { log } from "../../core/logger.js";
 import { agentPackageName, parseAgentSecretReference } from "../../core/wire/agents.js";
 import type { ExecSession } from "../../sandbox/runner/exec/exec-session.js";
 import type { SandboxRunner } from "../../sandbox/runner/runner.js";
+import { type CoreCopy, copyAgentCore } from "./core-copy.js";
 import type { AgentLogs } from "./logs.js";
 import {
   type AgentPlace,
@@ -48,7 +49,10 @@ export interface SupervisorOptions {
   readonly registry: URL;
   /** The workspace's size, in MB. */
   readonly diskMB: number;
-  /** The built core (default: the package's); its folder is mounted at /opt/cairn. */
+  /**
+   * The built core (default: the package's). A copy of it in a folder of its own
+   * (core-copy.ts), made at start and removed at close, is mounted at /opt/cairn.
+   */
   readonly corePath?: () => string;
 }
 
@@ -104,10 +108,17 @@ export class AgentSupervisor {
   private readonly agents = new Map<string, Supervised>();
   private readonly renewal: ReturnType<typeof setInterval>;
   private closed = false;
+  /** The core's copy that sandboxes mount; made again at an agent's start when it failed. */
+  private core: CoreCopy | undefined;
 
   constructor(private readonly options: SupervisorOptions) {
     this.renewal = setInterval(() => this.renewSandboxes(), renewEveryMs);
     this.renewal.unref();
+    try {
+      this.coreFolder();
+    } catch {
+      // Each agent's start says why (a core not built yet may be by then).
+    }
   }
 
   /** Starts every agent that was not stopped (at service start): each in a new sandbox. */
@@ -191,6 +202,21 @@ export class AgentSupervisor {
         }),
       ),
     );
+    // Every sandbox that mounted it has stopped.
+    this.core?.remove();
+    this.core = undefined;
+  }
+
+  /** The folder mounted at /opt/cairn: the core's copy, made now if there is none yet. */
+  private coreFolder(): string {
+    if (this.core === undefined) {
+      try {
+        this.core = copyAgentCore((this.options.corePath ?? agentCorePath)());
+      } catch (error) {
+        throw new AgentStepError((error as Error).message, true);
+      }
+    }
+    return this.core.folder;
   }
 
   private supervised(agent: StoredAgent): Supervised {
@@ -282,12 +308,7 @@ export class AgentSupervisor {
     await s.sandboxStopping;
     this.current(s, generation);
     const { config } = agent;
-    let coreFolder: string;
-    try {
-      coreFolder = dirname((this.options.corePath ?? agentCorePath)());
-    } catch (error) {
-      throw new AgentStepError((error as Error).message, true);
-    }
+    const coreFolder = this.coreFolder();
     mkdirSync(this.agentDir(agent.id), { recursive: true, mode: 0o700 });
     this.say(s, `starting a sandbox (template ${config.template})`);
     const record = await runner.create(s.projectId, {

@@ -3,6 +3,7 @@
 // their figures and goals; they exit 0 even when a goal is missed (they do not gate CI), and fail
 // only when they cannot measure.
 
+import { runAgentsBench } from "./agents.js";
 import { runAnalyticsBench } from "./analytics.js";
 import { runDashboardBench } from "./dashboard.js";
 import { runEgressBench } from "./egress.js";
@@ -23,6 +24,7 @@ const benchmarks: Readonly<Record<string, () => Promise<void>>> = {
   egress: runEgressBench,
   react: runReactBench,
   dashboard: runDashboardBench,
+  agents: runAgentsBench,
 };
 
 const requested = process.argv.slice(2);

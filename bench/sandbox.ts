@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Sandbox } from "../src/sandbox/index.js";
 import { median, ratio, table, thousands } from "./support/report.js";
-import { startServerProcess } from "./support/server-process.js";
+import { requireSandboxes, startServerProcess } from "./support/server-process.js";
 
 const apiKey = "bench-sandbox-0123456789abcdef";
 const createRounds = 20;
@@ -188,10 +188,7 @@ export async function runSandboxBench(): Promise<void> {
   const server = await startServerProcess({ dataDir, apiKey, sandboxes: benchSandboxes });
   try {
     const connection = { endpoint: server.url, apiKey };
-    const probe = await fetch(`${server.url}/api/sandboxes`, { headers: { "x-api-key": apiKey } });
-    if (probe.status !== 200) {
-      throw new Error(`bench: sandboxes cannot run here: ${(await probe.json()).message}`);
-    }
+    await requireSandboxes(server.url, apiKey);
     const create = await createToFirstOutput(connection);
     const held = await concurrent(connection);
     const stream = await throughput(connection);

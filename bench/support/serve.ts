@@ -9,6 +9,7 @@ interface Options {
   readonly apiKey: string;
   readonly sandboxes?: ServerOptions["sandboxes"];
   readonly dashboard?: ServerOptions["dashboard"];
+  readonly egress?: ServerOptions["egress"];
 }
 
 if (process.send === undefined) {
@@ -25,6 +26,7 @@ const server = await createServer({
   rateLimit: { requestsPerSecond: 1_000_000, burst: 1_000_000 },
   ...(options.sandboxes === undefined ? {} : { sandboxes: options.sandboxes }),
   ...(options.dashboard === undefined ? {} : { dashboard: options.dashboard }),
+  ...(options.egress === undefined ? {} : { egress: options.egress }),
 });
 process.on("message", (message) => {
   if (message === "cpu") {

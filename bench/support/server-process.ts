@@ -26,15 +26,18 @@ export async function startServerProcess(options: {
   sandboxes?: Record<string, unknown>;
   /** createServer({ dashboard }): the dashboard bench serves its own build. */
   dashboard?: { directory: string };
+  /** createServer({ egress }): names that sandboxes reach at a local address (the agents bench). */
+  egress?: { hosts: Record<string, string> };
+  /** CAIRN_LOG_LEVEL of the service: "warn" keeps a line per egress request off the output. */
+  logLevel?: "error" | "warn" | "info" | "debug";
 }): Promise<ServerProcess> {
-  // `npm run bench` runs under tsx, whose loader is in execArgv; outside tsx, add it.
-  const execArgv = process.execArgv.some((arg) => arg.includes("tsx"))
-    ? [...process.execArgv]
-    : [...process.execArgv, "--import", "tsx"];
+  const { logLevel, ...settings } = options;
+  const execArgv = benchExecArgv();
   const profileDir = process.env.BENCH_SERVER_CPU_PROF;
   if (profileDir) execArgv.push("--cpu-prof", `--cpu-prof-dir=${profileDir}`);
-  const child = fork(entry, [JSON.stringify(options)], {
+  const child = fork(entry, [JSON.stringify(settings)], {
     execArgv,
+    ...(logLevel === undefined ? {} : { env: { ...process.env, CAIRN_LOG_LEVEL: logLevel } }),
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
@@ -68,6 +71,22 @@ export async function startServerProcess(options: {
       }),
     close: () => closeChild(child, exited),
   };
+}
+
+/** Throws, with the service's reason, where its sandbox runner cannot run on this machine. */
+export async function requireSandboxes(url: string, apiKey: string): Promise<void> {
+  const probe = await fetch(`${url}/api/sandboxes`, { headers: { "x-api-key": apiKey } });
+  if (probe.status !== 200) {
+    throw new Error(`bench: sandboxes cannot run here: ${(await probe.json()).message}`);
+  }
+}
+
+/** Node's flags for a benchmark's child process: this one's, with tsx's loader. */
+export function benchExecArgv(): string[] {
+  // `npm run bench` runs under tsx, whose loader is in execArgv; outside tsx, add it.
+  return process.execArgv.some((arg) => arg.includes("tsx"))
+    ? [...process.execArgv]
+    : [...process.execArgv, "--import", "tsx"];
 }
 
 async function closeChild(child: ChildProcess, exited: Promise<number | null>): Promise<void> {

@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
-import { access, readFile } from "node:fs/promises";
-import { delimiter } from "node:path";
+import { access, lstat, readFile, readlink, realpath } from "node:fs/promises";
+import { delimiter, dirname, join, resolve } from "node:path";
 import { detectCgroups } from "./cgroups/detect.js";
 import type { CgroupDriver } from "./cgroups/types.js";
 import { enterHelper } from "./enter-helper.js";
@@ -82,7 +82,12 @@ interface RunResult {
   readonly output: string;
 }
 
-function run(file: string, args: readonly string[], asNobody = false): Promise<RunResult> {
+function run(
+  file: string,
+  args: readonly string[],
+  asNobody = false,
+  path = "/usr/sbin:/usr/bin:/sbin:/bin",
+): Promise<RunResult> {
   const asRoot = process.geteuid?.() === 0;
   return new Promise((resolve) => {
     execFile(
@@ -91,7 +96,7 @@ function run(file: string, args: readonly string[], asNobody = false): Promise<R
       {
         timeout: 10_000,
         cwd: "/",
-        env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" },
+        env: { PATH: path },
         ...(asNobody && asRoot ? { uid: nobody, gid: nobody } : {}),
       },
       (error, stdout, stderr) => {
@@ -415,4 +420,167 @@ export async function checkPrerequisites(
     enterHelper: helper.path,
     seccompFilter: seccomp.filter,
   };
+}
+
+/** The PATH of every process in a sandbox (launch.ts). */
+const sandboxPath = "/usr/local/bin:/usr/bin:/bin";
+/** What of the host's files the base template shows (launch.ts): /usr and the top-level links. */
+const baseTemplateRoots = ["/usr", "/bin", "/lib", "/lib32", "/lib64", "/libx32", "/sbin"];
+/** The Node the agent core needs, as the agent supervisor checks it in the sandbox. */
+const agentNodeMajor = 20;
+
+export interface AgentPrerequisiteOptions {
+  /** The built agent core's path; throws, saying why, when it is not built. */
+  readonly corePath: () => string;
+  /** Where a sandbox looks for node and npm. Default its PATH, /usr/local/bin:/usr/bin:/bin. */
+  readonly searchPath?: string;
+  /** The host folders the base template shows. Default /usr and the top-level links into it. */
+  readonly roots?: readonly string[];
+}
+
+export interface AgentPrerequisiteReport {
+  /** Every required check passed: managed agents can run on the base template. */
+  readonly ok: boolean;
+  readonly checks: readonly PrerequisiteCheck[];
+}
+
+function insideRoots(path: string, roots: readonly string[]): boolean {
+  return roots.some((root) => path === root || path.startsWith(`${root}/`));
+}
+
+/**
+ * The file a sandbox of the base template runs as `name`: the first on its PATH that is there
+ * and whose every link leads to a place the template shows (a link to /opt or a home is
+ * dangling inside). `skipped` says why the ones before it were passed over.
+ */
+async function findInBaseTemplate(
+  name: string,
+  searchPath: string,
+  roots: readonly string[],
+): Promise<{ path: string | undefined; skipped: string[] }> {
+  const skipped: string[] = [];
+  for (const folder of searchPath.split(delimiter)) {
+    if (folder === "" || !insideRoots(folder, roots)) continue;
+    let hop = join(folder, name);
+    try {
+      for (let links = 0; (await lstat(hop)).isSymbolicLink() && links < 40; links++) {
+        hop = resolve(dirname(hop), await readlink(hop));
+        if (!insideRoots(hop, roots)) break;
+      }
+      const real = await realpath(hop);
+      if (insideRoots(hop, roots) && insideRoots(real, roots)) {
+        return { path: join(folder, name), skipped };
+      }
+      skipped.push(`${join(folder, name)} leads to ${real}, which sandboxes do not have`);
+    } catch {
+      // Not there (or a dangling link): the sandbox passes over it too.
+    }
+  }
+  return { path: undefined, skipped };
+}
+
+function notFound(name: string, searchPath: string, skipped: readonly string[]): string {
+  const why = skipped.length === 0 ? "" : ` (${skipped.join("; ")})`;
+  return `no ${name} on the sandbox PATH ${searchPath} as the base template shows it (the host's /usr)${why}`;
+}
+
+const nodeFix = `${install("nodejs npm")}\nNode.js ${agentNodeMajor} or newer in /usr: Debian 13 ships it; elsewhere NodeSource's nodejs package (https://github.com/nodesource/distributions)`;
+
+/** Runs `path --version` as a sandbox's user would (uid 65534 when root) on the sandbox PATH. */
+async function versionInSandbox(path: string, searchPath: string): Promise<RunResult> {
+  const result = await run(path, ["--version"], true, searchPath);
+  // npm may warn before its version.
+  if (result.code !== 0) return result;
+  return { code: result.code, output: result.output.split("\n").at(-1) ?? "" };
+}
+
+async function checkAgentNode(
+  searchPath: string,
+  roots: readonly string[],
+): Promise<PrerequisiteCheck> {
+  const found = await findInBaseTemplate("node", searchPath, roots);
+  if (found.path === undefined) {
+    return {
+      name: "agent node",
+      ok: false,
+      required: true,
+      detail: notFound("node", searchPath, found.skipped),
+      fix: nodeFix,
+    };
+  }
+  const { code, output } = await versionInSandbox(found.path, searchPath);
+  const major = Number(/^v(\d+)\./.exec(output)?.[1] ?? Number.NaN);
+  const ok = code === 0 && major >= agentNodeMajor;
+  const detail =
+    code !== 0
+      ? `${found.path} --version failed as a sandbox's user would run it (${code}): ${output}`
+      : `Node.js ${output} at ${found.path}${ok ? "" : `, older than the ${agentNodeMajor} the agent core needs`}`;
+  return {
+    name: "agent node",
+    ok,
+    required: true,
+    detail,
+    ...(ok ? {} : { fix: code === 0 ? nodeFix : `chmod o+rx ${found.path}` }),
+  };
+}
+
+async function checkAgentNpm(
+  searchPath: string,
+  roots: readonly string[],
+): Promise<PrerequisiteCheck> {
+  const found = await findInBaseTemplate("npm", searchPath, roots);
+  const unable = "agents with packages cannot install them";
+  if (found.path === undefined) {
+    return {
+      name: "agent npm",
+      ok: false,
+      required: false,
+      detail: `${notFound("npm", searchPath, found.skipped)}: ${unable}`,
+      fix: install("npm"),
+    };
+  }
+  const { code, output } = await versionInSandbox(found.path, searchPath);
+  return {
+    name: "agent npm",
+    ok: code === 0,
+    required: false,
+    detail:
+      code === 0
+        ? `npm ${output} at ${found.path}`
+        : `${found.path} --version failed as a sandbox's user would run it (${code}): ${output}: ${unable}`,
+    ...(code === 0 ? {} : { fix: install("npm") }),
+  };
+}
+
+function checkAgentCore(corePath: () => string): PrerequisiteCheck {
+  try {
+    return { name: "agent core", ok: true, required: true, detail: `built: ${corePath()}` };
+  } catch (error) {
+    return {
+      name: "agent core",
+      ok: false,
+      required: true,
+      detail: (error as Error).message,
+      fix: "npm run build   (in a clone of Cairn; the published package has it built)",
+    };
+  }
+}
+
+/**
+ * Checks what managed agents need besides sandboxes, on the base template (the host's /usr):
+ * Node ≥ 20 where a sandbox finds it (its PATH, /usr/local/bin:/usr/bin:/bin) and runnable by a
+ * sandbox's user, npm for agents' packages (not required: agents without packages run), and the
+ * built agent core. Sandboxes need none of it: the runner never calls this; `cairn doctor` does.
+ */
+export async function checkAgentPrerequisites(
+  options: AgentPrerequisiteOptions,
+): Promise<AgentPrerequisiteReport> {
+  const searchPath = options.searchPath ?? sandboxPath;
+  const roots = options.roots ?? baseTemplateRoots;
+  const checks: PrerequisiteCheck[] = [
+    await checkAgentNode(searchPath, roots),
+    await checkAgentNpm(searchPath, roots),
+    checkAgentCore(options.corePath),
+  ];
+  return { ok: checks.every((check) => check.ok || !check.required), checks };
 }

@@ -273,6 +273,42 @@ describe("CairnChat", () => {
     expect(gone?.textContent).not.toContain("no exec gone");
   });
 
+  it("shows a managed agent's run_command as a command card, with the output it returned", async () => {
+    const followed: string[] = [];
+    render(
+      <CairnChat
+        transport={pushTransport().transport}
+        followExec={(target) => {
+          followed.push(target.execId);
+          return () => undefined;
+        }}
+        initialMessages={[
+          {
+            id: "a-agent",
+            role: "assistant",
+            parts: [
+              {
+                type: "dynamic-tool",
+                toolCallId: "call-agent",
+                toolName: "run_command",
+                state: "output-available",
+                input: { command: "ls /workspace" },
+                output: { exitCode: 1, stdout: "notes.txt\n", stderr: "" },
+              },
+            ],
+          },
+        ]}
+      />,
+    );
+    await settle();
+    const card = document.querySelector("details.cairn-chat-exec") as HTMLDetailsElement;
+    expect(card.open).toBe(true);
+    expect(card.textContent).toContain("$ ls /workspace");
+    expect(card.querySelector("pre")?.textContent).toBe("notes.txt\n");
+    expect(card.textContent).toContain("Exit 1");
+    expect(followed).toEqual([]);
+  });
+
   it("works controlled: the parent holds the messages and can replace them", async () => {
     const fake = pushTransport();
     let latest: readonly ChatMessage[] = [];

@@ -2,7 +2,9 @@ import { memo } from "react";
 import { type ExecFollower, type ExecTarget, useExecOutput } from "./exec-output.js";
 import type { ToolCallPart } from "./types.js";
 
-const execToolNames = new Set(["sandbox.exec", "sandbox_exec", "sandbox-exec"]);
+// A sandbox exec's tool, or a managed agent's run_command (its output has exitCode, stdout and
+// stderr, but no exec to follow).
+const execToolNames = new Set(["sandbox.exec", "sandbox_exec", "sandbox-exec", "run_command"]);
 
 const stateLabels: Record<ToolCallPart["state"], string> = {
   "input-streaming": "Preparing",

@@ -9,6 +9,7 @@ import {
 import { UsageError } from "../program/cairn-command.js";
 import type { DevOptions } from "../program/dev.js";
 import { signInLink } from "./sign-in-link.js";
+import { stopSignals } from "./stop-signals.js";
 
 /**
  * `cairn dev`: serves until SIGINT or SIGTERM, then finishes requests in flight and exits.
@@ -38,17 +39,19 @@ export async function dev(
   // The signals are ours from here on: one that comes while the lines below are being made (the
   // sign-in link is a request to the service) must stop the service, not kill the process.
   const stopped = new Promise<void>((resolve) => {
-    let stopping = false;
-    const stop = (signal: string) => {
-      if (stopping) {
+    const take = stopSignals();
+    const stop = (signal: NodeJS.Signals) => {
+      const kind = take(signal);
+      if (kind === "force") {
         // A second signal: requests in flight are cut off; sandboxes are being killed already.
         write(`${signal} again: closing every connection now\n`);
         void server.close({ force: true }).then(resolve);
-        return;
+      } else if (kind === "graceful") {
+        write(
+          `\n${signal}: finishing requests in flight and stopping sandboxes… (again: at once)\n`,
+        );
+        void server.close().then(resolve);
       }
-      stopping = true;
-      write(`\n${signal}: finishing requests in flight and stopping sandboxes… (again: at once)\n`);
-      void server.close().then(resolve);
     };
     process.on("SIGINT", () => stop("SIGINT"));
     process.on("SIGTERM", () => stop("SIGTERM"));

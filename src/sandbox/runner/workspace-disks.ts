@@ -101,7 +101,9 @@ export class WorkspaceDisks {
         await this.options.whenQuiet?.();
         if (this.closed) break;
         const prepared = await this.prepare(this.options.poolSizeMB).catch((error: unknown) => {
-          log.error("could not prepare a sandbox workspace", error);
+          // Closing, the failure is the stop's own: a Ctrl-C at a terminal reaches the whole
+          // process group, mkfs.ext4 among it.
+          if (!this.closed) log.error("could not prepare a sandbox workspace", error);
           return undefined;
         });
         if (prepared === undefined) break;

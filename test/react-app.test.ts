@@ -4,22 +4,18 @@
 // the chat to run a command and sees its output stream in the tool card, and sees the status
 // change. A screenshot of each component goes to test/.artifacts/ (ignored by git).
 import { mkdir } from "node:fs/promises";
-import { request } from "node:http";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
-import { build } from "vite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ExampleApp, startExampleApp } from "../examples/react-app/server.js";
-import { type Chromium, createWorkDir, launchChromium, needChromium } from "./helpers/browser.js";
+import { type Chromium, launchChromium, needChromium } from "./helpers/browser.js";
+import { buildExamplePage, openExamplePage, statusWithHost } from "./helpers/example-app.js";
 import { type FakeOpenAI, startFakeOpenAI } from "./helpers/fake-openai.js";
 import { needSandboxes, startSandboxServer } from "./sandbox/helpers.js";
 import type { TestServer } from "./server/helpers.js";
 
 const artifacts = fileURLToPath(new URL("./.artifacts/", import.meta.url));
-const exampleConfig = fileURLToPath(
-  new URL("../examples/react-app/vite.config.ts", import.meta.url),
-);
 
 // The command the model asks for: output in three steps, so the card shows it arriving.
 const command = "for i in 1 2 3; do echo line-$i; sleep 0.5; done; cat renamed.txt";
@@ -46,31 +42,21 @@ beforeAll(async () => {
     ],
     { chunkDelayMs: 5 },
   );
-  const workDir = await createWorkDir("react-app-");
-  await build({
-    configFile: exampleConfig,
-    logLevel: "warn",
-    build: { outDir: join(workDir, "dist"), emptyOutDir: true },
-  });
+  const staticDir = await buildExamplePage("react-app-");
   suite.app = await startExampleApp({
     cairnUrl: suite.t.server.url,
     cairnApiKey: suite.t.apiKey,
     modelBaseURL: suite.model.baseURL,
     model: "fake-model",
-    staticDir: join(workDir, "dist"),
+    staticDir,
   });
   await mkdir(artifacts, { recursive: true });
-  const page = await (suite.chromium.browser as Browser).newPage({
-    viewport: { width: 1280, height: 1000 },
+  const opened = await openExamplePage(suite.chromium.browser as Browser, suite.app.url, {
+    width: 1280,
+    height: 1000,
   });
-  page.on("pageerror", (error) => suite.errors.push(error.message));
-  page.on("console", (message) => {
-    if (message.type() === "error") {
-      suite.errors.push(`${message.text()} ${message.location().url}`);
-    }
-  });
-  await page.goto(suite.app.url);
-  suite.page = page;
+  suite.page = opened.page;
+  suite.errors = opened.errors;
 }, 120_000);
 
 afterAll(async () => {
@@ -106,7 +92,7 @@ describe("the example app in chromium, on a real sandbox", { timeout: 60_000 }, 
     await expect
       .poll(() => files.getByRole("row", { name: /notes\.txt/ }).count(), { timeout: 15_000 })
       .toBeGreaterThan(0);
-    expect(await suite.app?.sandbox.files.readText("notes.txt")).toBe("hello from the browser\n");
+    expect(await suite.app?.sandbox?.files.readText("notes.txt")).toBe("hello from the browser\n");
     await page
       .locator(".cairn-upload")
       .first()
@@ -129,7 +115,9 @@ describe("the example app in chromium, on a real sandbox", { timeout: 60_000 }, 
     await expect
       .poll(() => files.getByRole("row", { name: /renamed\.txt/ }).count(), { timeout: 15_000 })
       .toBeGreaterThan(0);
-    expect(await suite.app?.sandbox.files.readText("renamed.txt")).toBe("hello from the browser\n");
+    expect(await suite.app?.sandbox?.files.readText("renamed.txt")).toBe(
+      "hello from the browser\n",
+    );
     await page
       .locator(".cairn-file-manager")
       .first()
@@ -189,24 +177,9 @@ describe("the example app in chromium, on a real sandbox", { timeout: 60_000 }, 
   it("gives a token only to its own origin: another Host (a rebound DNS name) gets 421", async (context) => {
     needChromium(context, suite.chromium);
     needSandboxes(context, suite.t);
-    const { port } = new URL(suite.app?.url as string);
-    const status = await new Promise<number | undefined>((resolve, reject) => {
-      const asked = request(
-        {
-          host: "127.0.0.1",
-          port,
-          path: "/api/session",
-          headers: { host: `evil.example:${port}` },
-        },
-        (answer) => {
-          answer.resume();
-          resolve(answer.statusCode);
-        },
-      );
-      asked.on("error", reject);
-      asked.end();
-    });
-    expect(status).toBe(421);
+    const url = suite.app?.url as string;
+    const host = `evil.example:${new URL(url).port}`;
+    expect(await statusWithHost(url, { method: "GET", path: "/api/session", host })).toBe(421);
   });
 
   it("logged no error in the page", (context) => {

@@ -3,14 +3,15 @@
 // one-time link as a person would be, axe on every page, and a screenshot of each page under
 // test/.artifacts/dashboard/ (ignored by git).
 
-import { mkdir, readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
+import { mkdir } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, type TestContext } from "vitest";
 import { ensureDashboardBuilt } from "../../scripts/build-dashboard.js";
 import { type Chromium, launchChromium, needChromium } from "../helpers/browser.js";
 import type { TestServer } from "../server/helpers.js";
+
+export { expectNoAxeViolations } from "../helpers/axe.js";
 
 export const artifacts = fileURLToPath(new URL("../.artifacts/dashboard/", import.meta.url));
 
@@ -60,32 +61,6 @@ export async function openSignedIn(
   await page.waitForURL(/\/ui\//);
   if (path !== "/traces") await page.goto(`${t.server.url}/ui${path}`);
   return { context, page, errors };
-}
-
-const axeSource = readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
-
-/** Runs axe on the page as it is; any violation fails the test, each named with its nodes. */
-export async function expectNoAxeViolations(page: Page, label: string): Promise<void> {
-  if (!(await page.evaluate(() => "axe" in window))) {
-    // Evaluated as the test's own script: the dashboard's Content-Security-Policy refuses an
-    // inline <script> (addScriptTag), as it would any script a page did not load from /ui.
-    await page.evaluate(await axeSource);
-  }
-  const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (context: Document) => Promise<unknown> } })
-      .axe;
-    const result = (await axe.run(document)) as {
-      violations: { id: string; help: string; nodes: { target: unknown[] }[] }[];
-    };
-    return result.violations.map(
-      (violation) =>
-        `${violation.id} (${violation.help}): ${violation.nodes
-          .slice(0, 5)
-          .map((node) => JSON.stringify(node.target))
-          .join(", ")}`,
-    );
-  });
-  expect(violations, `axe violations on ${label}`).toEqual([]);
 }
 
 /** Saves a screenshot of the whole page as test/.artifacts/dashboard/<name>.png. */

@@ -1,5 +1,6 @@
-// The example page: the four components of the kit on one sandbox, as an AI app embeds them.
-// The page asks its own backend (server.ts) for a sandbox token; it never sees the API key.
+// The example page: the four components of the kit on one sandbox, as an AI app embeds them, or
+// (when its backend was given an agent) a chat with that agent (agent-chat.tsx). The page asks
+// its own backend (server.ts) for a token; it never sees the API key.
 import {
   CairnChat,
   CairnFileManager,
@@ -11,12 +12,15 @@ import "cairn-ai/react/styles.css";
 import "./app.css";
 import { StrictMode, useEffect, useState } from "react";
 import { createRoot } from "react-dom/client";
+import { AgentChat, type AgentSession } from "./agent-chat.js";
 
-interface AppSession {
+interface SandboxSession {
   readonly endpoint: string;
   readonly sandboxId: string;
   readonly token: string;
 }
+
+type AppSession = SandboxSession | AgentSession;
 
 function App() {
   const [session, setSession] = useState<AppSession | undefined>();
@@ -32,7 +36,8 @@ function App() {
       );
   }, []);
   if (problem !== undefined) return <p role="alert">Could not start: {problem}</p>;
-  if (session === undefined) return <p>Starting your sandbox…</p>;
+  if (session === undefined) return <p>Starting…</p>;
+  if ("agent" in session) return <AgentChat {...session} />;
   return (
     <CairnProvider endpoint={session.endpoint} token={session.token} sandboxId={session.sandboxId}>
       <main className="app">

@@ -1,13 +1,12 @@
-import { execFile } from "node:child_process";
 import { realpathSync } from "node:fs";
 import { lstat, mkdir, rename, rm, rmdir, stat, statfs } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
-import { promisify } from "node:util";
 import { CairnError } from "../../core/errors/index.js";
+import { hostCommand } from "./host-command.js";
 import { loopDevicesOf } from "./recovery.js";
 import type { Workspace } from "./workspace-disks.js";
 
-const run = promisify(execFile);
+const run = hostCommand;
 /** The host tools run with a fixed PATH, never the caller's. */
 const toolEnv = { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" };
 

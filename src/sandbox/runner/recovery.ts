@@ -1,13 +1,12 @@
-import { execFile } from "node:child_process";
 import { readdir, readFile, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { promisify } from "node:util";
 import { SandboxError } from "../../core/errors/index.js";
 import { log } from "../../core/logger.js";
 import { listProcesses } from "./cgroups/kill-processes.js";
 import type { CgroupDriver } from "./cgroups/types.js";
+import { hostCommand } from "./host-command.js";
 
-const run = promisify(execFile);
+const run = hostCommand;
 /** The host tools run with a fixed PATH, never the caller's. */
 const toolEnv = { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" };
 

@@ -1,11 +1,10 @@
-import { execFile } from "node:child_process";
 import { chown, mkdir, rm, rmdir, statfs } from "node:fs/promises";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { log } from "../../core/logger.js";
+import { hostCommand } from "./host-command.js";
 import { acquireKeptWorkspace } from "./kept-workspace.js";
 
-const run = promisify(execFile);
+const run = hostCommand;
 
 /** A sandbox's /workspace on the host. */
 export interface Workspace {

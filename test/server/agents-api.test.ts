@@ -148,6 +148,32 @@ describe("agent records", () => {
       [{ name: "ok", model: { ...model, baseURL: "not a url" } }, /not a URL/],
       [{ name: "ok", model: { ...model, baseURL: "http://u:p@model.test/v1" } }, /credentials/],
       [{ name: "ok", model: { ...model, model: "" } }, /model.model/],
+      // Loopback is the sandbox's own: the agent would call itself. The message says what works.
+      [
+        { name: "ok", model: { ...model, baseURL: "http://127.0.0.1:11434/v1" } },
+        /model\.baseURL 127\.0\.0\.1:11434 is loopback.*the sandbox's 127\.0\.0\.1 is its own.*`cairn dev --egress-host models\.local=127\.0\.0\.1:11434` \(createServer\(\{ egress: \{ hosts: \{ "models\.local": "127\.0\.0\.1:11434" \} \} \}\)\) and use http:\/\/models\.local\/v1$/,
+      ],
+      [
+        { name: "ok", model: { ...model, baseURL: "http://[::1]:8080/v1" } },
+        /--egress-host models\.local=\[::1\]:8080`/,
+      ],
+      ...[
+        "http://localhost:11434/v1",
+        "http://LOCALHOST./v1",
+        "https://models.localhost/v1",
+        "http://127.1:8080/v1",
+        "http://0x7f000001/v1",
+        "http://127.200.0.9/v1",
+        "http://0.0.0.0:11434/v1",
+        "http://[::]:11434/v1",
+        "http://[::ffff:127.0.0.1]:11434/v1",
+        "http://[::ffff:7f00:1]/v1",
+        "http://[::127.0.0.1]/v1",
+        "http://[0:0:0:0:0:0:0:1]/v1",
+      ].map((baseURL): [unknown, RegExp] => [
+        { name: "ok", model: { ...model, baseURL } },
+        /is loopback.*--egress-host models\.local=(127\.\d+\.\d+\.\d+|\[::1\]):\d+` .*models\.local/,
+      ]),
       [{ name: "ok", model: { ...model, apiKey: "MODEL_KEY" } }, /<store>\/<KEY>/],
       [{ name: "ok", model: { ...model, apiKey: "models/lower" } }, /<store>\/<KEY>/],
       [
@@ -247,6 +273,11 @@ describe("agent records", () => {
       [{ name: "renamed" }, 400, /name/],
       [{ packages: ["x"] }, 400, /packages/],
       [{ model: { baseURL: "ftp://x/v1", model: "m" } }, 400, /http/],
+      [
+        { model: { baseURL: "http://localhost:11434/v1", model: "m" } },
+        400,
+        /is loopback.*--egress-host models\.local=127\.0\.0\.1:11434/,
+      ],
       [
         { model: { baseURL: modelURL, model: "m", apiKey: "models/MODEL_KEY" } },
         400,

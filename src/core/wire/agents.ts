@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { loopbackAddress } from "../ip-address.js";
 import { createSandboxRequestSchema, sandboxTagsSchema } from "./sandbox-request.js";
 import { cpuCountSchema, memoryMBSchema } from "./sandbox-sizes.js";
 import { secretKeySchema, secretStoreNameSchema } from "./secrets.js";
@@ -43,36 +44,49 @@ export function parseAgentSecretReference(reference: string): { store: string; k
   return { store: reference.slice(0, slash), key: reference.slice(slash + 1) };
 }
 
-/** An OpenAI-compatible API's base: http(s), no credentials, query or fragment. */
-export const agentBaseURLSchema = z.string().superRefine((value, context) => {
+/**
+ * What is wrong with an OpenAI-compatible API's base, or undefined: it must be http(s), with no
+ * credentials, query or fragment, and not on loopback (the agent calls it from its sandbox,
+ * whose loopback is its own). The sentence follows the field's name (`model.baseURL`,
+ * `--base-url`).
+ */
+export function agentBaseURLProblem(value: string): string | undefined {
   let url: URL | undefined;
   try {
     url = new URL(value);
   } catch {
     url = undefined;
   }
-  const problem =
-    url === undefined
-      ? "is not a URL"
-      : url.protocol !== "http:" && url.protocol !== "https:"
-        ? "must be http:// or https://"
-        : url.username !== "" || url.password !== ""
-          ? "must not hold credentials (use apiKey: <store>/<KEY>)"
-          : url.search !== "" || url.hash !== ""
-            ? "must not have a query or a fragment"
-            : undefined;
+  const example = 'write the API\'s base, e.g. "https://api.example.com/v1"';
+  if (url === undefined) return `is not a URL; ${example}`;
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    return `must be http:// or https://; ${example}`;
+  }
+  if (url.username !== "" || url.password !== "") {
+    return `must not hold credentials (use apiKey: <store>/<KEY>); ${example}`;
+  }
+  if (url.search !== "" || url.hash !== "") {
+    return `must not have a query or a fragment; ${example}`;
+  }
+  const loopback = loopbackAddress(url.hostname);
+  if (loopback === undefined) return undefined;
+  const port = url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port);
+  const path = url.pathname === "/" ? "" : url.pathname;
+  return `${url.host} is loopback, which the agent cannot reach: it calls its model from its sandbox, and the sandbox's ${url.hostname} is its own. Name this host's server for the sandboxes' proxies with \`cairn dev --egress-host models.local=${loopback}:${port}\` (createServer({ egress: { hosts: { "models.local": "${loopback}:${port}" } } })) and use ${url.protocol}//models.local${path}`;
+}
+
+/** An OpenAI-compatible API's base, as {@link agentBaseURLProblem} checks it. */
+export const agentBaseURLSchema = z.string().superRefine((value, context) => {
+  const problem = agentBaseURLProblem(value);
   if (problem !== undefined) {
-    context.addIssue({
-      code: "custom",
-      message: `model.baseURL ${problem}; write the API's base, e.g. "https://api.example.com/v1"`,
-    });
+    context.addIssue({ code: "custom", message: `model.baseURL ${problem}` });
   }
 });
 
 /** The model an agent calls: an OpenAI-compatible `chat/completions` endpoint. */
 export const agentModelSchema = z.strictObject({
   baseURL: agentBaseURLSchema.describe(
-    "the API's base, http(s); the core calls <baseURL>/chat/completions",
+    "the API's base, http(s); the core calls <baseURL>/chat/completions from the agent's sandbox, so not a loopback host (localhost, 127.0.0.0/8, ::1, 0.0.0.0): a server on the service's host is reached by a name that egress.hosts (cairn dev --egress-host) maps to it",
   ),
   model: z.string().min(1, "model.model is empty").max(256),
   /** The key, as `<store>/<KEY>`; absent: the model is called without Authorization. */

@@ -22,7 +22,9 @@ import { definedConnection, type SandboxConnection } from "./http.js";
  * @example
  * const agent = await Agent.create({
  *   name: "helper",
- *   model: { baseURL: "http://127.0.0.1:8080/v1", model: "local" },
+ *   // A server on the service's host, named for the sandboxes' proxies:
+ *   // cairn dev --egress-host models.local=127.0.0.1:8080
+ *   model: { baseURL: "http://models.local/v1", model: "local" },
  * });
  * await agent.waitUntilReady();
  * const reply = await agent.send("Write hello.txt with a greeting in it");

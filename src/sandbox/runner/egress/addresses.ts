@@ -1,5 +1,6 @@
 import { lookup } from "node:dns/promises";
 import { BlockList, isIP } from "node:net";
+import { embeddedIpv4 } from "../../../core/ip-address.js";
 
 // Addresses a sandbox must never reach through its proxy unless the exact address is on its
 // allowlist: this host and its neighbours, cloud metadata, and what is not routable at all.
@@ -50,38 +51,6 @@ export function isPublicAddress(address: string): boolean {
   const embedded = embeddedIpv4(address);
   if (embedded !== undefined && !isPublicAddress(embedded)) return false;
   return !forbidden.check(address, "ipv6");
-}
-
-// ::ffff:a.b.c.d and ::a.b.c.d (and their hex spellings) carry an IPv4 address in the last 32 bits.
-function embeddedIpv4(address: string): string | undefined {
-  const words = expandIpv6(address);
-  if (words === undefined) return undefined;
-  const prefixZero = words.slice(0, 5).every((word) => word === 0);
-  if (!prefixZero || (words[5] !== 0xffff && words[5] !== 0)) return undefined;
-  const high = words[6] as number;
-  const low = words[7] as number;
-  return `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`;
-}
-
-function expandIpv6(address: string): number[] | undefined {
-  let text = address.toLowerCase();
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (dotted !== null) {
-    const parts = (dotted[1] as string).split(".").map(Number);
-    const hex = `${(((parts[0] as number) << 8) | (parts[1] as number)).toString(16)}:${(((parts[2] as number) << 8) | (parts[3] as number)).toString(16)}`;
-    text = text.slice(0, dotted.index) + hex;
-  }
-  const [head, tail] = text.split("::") as [string, string | undefined];
-  const headWords = head === "" ? [] : head.split(":");
-  const tailWords = tail === undefined || tail === "" ? [] : tail.split(":");
-  const missing = 8 - headWords.length - tailWords.length;
-  if (tail === undefined ? missing !== 0 : missing < 0) return undefined;
-  const words = [
-    ...headWords,
-    ...Array<string>(tail === undefined ? 0 : missing).fill("0"),
-    ...tailWords,
-  ];
-  return words.map((word) => Number.parseInt(word, 16));
 }
 
 /** Where the proxy connects for a request: the address it vetted, never a name. */

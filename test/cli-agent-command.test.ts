@@ -321,6 +321,29 @@ describe("cairn agent send and chat", { timeout: 120_000 }, () => {
     expect(refused.stderr).not.toContain(modelKeyValue);
   });
 
+  it("send exits 1, naming the egress proxy, when the model's host does not resolve", async (context) => {
+    needAgents(context, service);
+    const misnamed = [
+      "create",
+      "misnamed",
+      "--model",
+      "fake-model",
+      "--base-url",
+      "http://chatty.models.tset.internal/v1",
+      "--wait",
+    ];
+    expect((await agent(misnamed)).code).toBe(0);
+    const refused = await agent(["send", "misnamed", "hello"]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /^cairn agent: the sandbox's egress proxy refused the request to chatty\.models\.tset\.internal: chatty\.models\.tset\.internal does not resolve \(ENOTFOUND\)\. Is the model's host named with --egress-host, or on the secret store's allowlist\?$/m,
+    );
+    const logs = await agent(["logs", "misnamed"]);
+    expect(logs.stdout).toMatch(
+      / stderr {2}agent-core: turn \S+: the sandbox's egress proxy refused/,
+    );
+  });
+
   it("chat streams each reply, shows tool calls, and starts anew on /new", async (context) => {
     needAgents(context, service);
     expect((await agent(["create", "chatter", ...modelFlags("chatty"), "--wait"])).code).toBe(0);

@@ -225,7 +225,9 @@ export interface FinishEvent {
 
 /**
  * upstream_4xx: the model endpoint answered 4xx (`status` set; the message is the body's error
- * message). transient: 5xx, timeouts, connection errors. other: everything else, "aborted" included.
+ * message). transient: 5xx, timeouts, connection errors (the egress proxy's failure to reach the
+ * host too). other: everything else, "aborted" included, and the egress proxy's refusal of the
+ * call (a host it cannot resolve or may not reach), which no model answered.
  */
 export type TurnErrorKind = "upstream_4xx" | "transient" | "other";
 

@@ -5,7 +5,7 @@
 import { once } from "node:events";
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { type AddressInfo, connect } from "node:net";
+import { type AddressInfo, connect, createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createServer as createTlsServer } from "node:tls";
@@ -20,6 +20,7 @@ import type {
   TurnErrorEvent,
 } from "../../src/agents/protocol.js";
 import { CertificateAuthority } from "../../src/sandbox/runner/egress/certificate-authority.js";
+import { EgressProxy } from "../../src/sandbox/runner/egress/proxy.js";
 import {
   defaultUsage,
   type FakeOpenAI,
@@ -350,6 +351,90 @@ describe("the agent core", () => {
     await ready(agent);
     expect(await turn(agent, "turn_local", "Hi")).toMatchObject({ type: "finish" });
     expect(model.requests[0]?.headers.authorization).toBeUndefined();
+  });
+});
+
+describe("the agent core behind the sandbox's egress proxy", () => {
+  /** The runner's egress proxy, reached over TCP as a sandbox reaches it through its relay. */
+  async function egressProxy(
+    allowlist: string[],
+    hosts: Record<string, { address: string; port: number }>,
+  ): Promise<string> {
+    const folder = await mkdtemp(join(tmpdir(), "cairn-agent-egress-"));
+    const egress = await EgressProxy.start(join(folder, "proxy", "proxy.sock"), {
+      sandboxId: "sbx_core",
+      policyFor: () => ({ store: "models", allowlist, secrets: [] }),
+      hosts: new Map(Object.entries(hosts)),
+    });
+    const relay = createNetServer((socket) => {
+      const inner = connect(egress.socketPath);
+      socket.pipe(inner).pipe(socket);
+      socket.on("error", () => inner.destroy());
+      inner.on("error", () => socket.destroy());
+    });
+    relay.listen(0, "127.0.0.1");
+    await once(relay, "listening");
+    cleanups.push(async () => {
+      await new Promise((resolve) => relay.close(resolve));
+      await egress.close();
+      await rm(folder, { recursive: true, force: true });
+    });
+    return `http://127.0.0.1:${(relay.address() as AddressInfo).port}`;
+  }
+
+  it("tells the proxy's refusal from the model's answer, and logs the refusal", async () => {
+    // The model refuses, saying in its own Proxy-Status that it is the proxy.
+    const model = await scriptedServer([
+      (_request, response) => {
+        response.writeHead(403, {
+          "content-type": "application/json",
+          "proxy-status": "cairn-egress; error=http_request_denied",
+        });
+        response.end(JSON.stringify({ error: { message: "no access to this model" } }));
+      },
+    ]);
+    const proxyURL = await egressProxy(["models.test.internal", "models.invalid"], {
+      "models.test.internal": { address: "127.0.0.1", port: Number(new URL(model.baseURL).port) },
+    });
+    const env = { HTTP_PROXY: proxyURL, HTTPS_PROXY: proxyURL };
+
+    // A name that does not resolve (a typo, a missing --egress-host): the proxy answers itself.
+    const typo = await core(configFor("http://models.invalid/v1"), env);
+    await ready(typo);
+    const refusal =
+      "the sandbox's egress proxy refused the request to models.invalid: models.invalid does not resolve (ENOTFOUND). Is the model's host named with --egress-host, or on the secret store's allowlist?";
+    expect(await turn(typo, "turn_typo", "Hello?")).toEqual({
+      type: "turn-error",
+      turnId: "turn_typo",
+      kind: "other",
+      message: refusal,
+    });
+    expect(typo.stderr()).toContain(`agent-core: turn turn_typo: ${refusal}\n`);
+
+    // Off the allowlist, over https: the proxy refuses the CONNECT.
+    const elsewhere = await core(configFor("https://api.example.com/v1"), env);
+    await ready(elsewhere);
+    const refused = await turn(elsewhere, "turn_elsewhere", "Hello?");
+    expect(refused).toMatchObject({ type: "turn-error", kind: "other" });
+    expect(refused).not.toHaveProperty("status");
+    expect((refused as TurnErrorEvent).message).toMatch(
+      /^the sandbox's egress proxy refused the request to api\.example\.com: api\.example\.com:443 is not on the allowlist of secret store models \(models\.test\.internal, models\.invalid\)\. Is the model's host named with --egress-host/,
+    );
+
+    // The model's 403 came through the proxy: the model's, whatever its headers claim.
+    const relayed = await core(
+      { ...configFor(""), model: { baseURL: "http://models.test.internal/v1", model: "m" } },
+      env,
+    );
+    await ready(relayed);
+    expect(await turn(relayed, "turn_model", "Hello?")).toEqual({
+      type: "turn-error",
+      turnId: "turn_model",
+      kind: "upstream_4xx",
+      status: 403,
+      message: "the model endpoint answered 403: no access to this model",
+    });
+    expect(relayed.stderr()).not.toContain("egress proxy");
   });
 });
 

@@ -1,6 +1,7 @@
 import { Sandbox } from "cairn-ai/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { needSandboxes } from "../sandbox/helpers.js";
+import { agentLog, createAgent, waitUntilReady } from "./agents-helpers.js";
 import {
   modelKey,
   partTypes,
@@ -378,6 +379,34 @@ describe("a turn that fails", () => {
     });
     expect(refused.status).toBe(409);
     expect(await refused.json()).toMatchObject({ error: "agent_not_ready" });
+  });
+});
+
+describe("a turn the egress proxy refuses", () => {
+  it("says other, naming the proxy and what to check, and logs it", {
+    timeout: 120_000,
+  }, async (context) => {
+    needSandboxes(context, h?.t);
+    const { t, model } = h as TurnsHarness;
+    const asked = model.requests.length;
+    // A typo of the name egress.hosts gives: the proxy cannot resolve it; no model answers.
+    const created = await createAgent(t, {
+      name: "typo",
+      model: { baseURL: "http://model.tset.internal/v1", model: "gpt-4o-mini" },
+    });
+    const typo = (await waitUntilReady(t, created.id)).id;
+    const reply = await sendMessage(t, typo, { content: "Hello?" });
+    await reply.end();
+    const refusal =
+      "the sandbox's egress proxy refused the request to model.tset.internal: model.tset.internal does not resolve (ENOTFOUND). Is the model's host named with --egress-host, or on the secret store's allowlist?";
+    expect(reply.parts.at(-2)).toEqual({
+      type: "data-turn-error",
+      data: { kind: "other", message: refusal },
+    });
+    expect(reply.parts.at(-1)).toMatchObject({ type: "error", errorText: refusal });
+    expect(await agentLog(t, typo)).toContain(`stderr: agent-core: turn `);
+    expect(await agentLog(t, typo)).toContain(refusal);
+    expect(model.requests.length).toBe(asked);
   });
 });
 

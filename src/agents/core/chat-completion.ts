@@ -69,10 +69,77 @@ export function errorBodyMessage(body: string): string {
   return text.length > 500 ? `${text.slice(0, 500)}…` : text;
 }
 
-async function failedResponse(response: IncomingMessage): Promise<ModelCallError> {
+/**
+ * The egress proxy's name in Proxy-Status (src/sandbox/runner/egress/proxy.ts, which the core,
+ * built alone, cannot import).
+ */
+const egressProxyName = "cairn-egress";
+
+/** The members of a Proxy-Status list (RFC 9209), split at the commas outside quoted strings. */
+function proxyStatusMembers(header: string): string[] {
+  const members: string[] = [];
+  let current = "";
+  let quoted = false;
+  for (let index = 0; index < header.length; index++) {
+    const char = header[index] as string;
+    if (quoted && char === "\\") {
+      current += char + (header[index + 1] ?? "");
+      index++;
+      continue;
+    }
+    if (char === '"') quoted = !quoted;
+    if (char === "," && !quoted) {
+      members.push(current.trim());
+      current = "";
+    } else current += char;
+  }
+  members.push(current.trim());
+  return members;
+}
+
+/**
+ * The RFC 9209 error type when the sandbox's egress proxy made this answer itself: the last
+ * member of Proxy-Status is the proxy's, with an `error`. An answer the proxy relayed ends with
+ * its member without one (`received-status`), whatever the upstream put before it.
+ */
+export function egressRefusal(header: string | string[] | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const last = proxyStatusMembers(Array.isArray(header) ? header.join(", ") : header).at(-1);
+  const [name, ...parameters] = (last ?? "").split(";").map((part) => part.trim());
+  if (name !== egressProxyName) return undefined;
+  const error = parameters.find((parameter) => parameter.startsWith("error="));
+  return error?.slice("error=".length);
+}
+
+/**
+ * The egress proxy's own answer: a refusal (4xx), which trying again cannot mend, is `other`
+ * with what to check; a failure to reach the host (5xx) is transient. Neither has a status:
+ * the model never answered.
+ */
+function egressFailure(status: number, host: string, detail: string): ModelCallError {
+  if (status >= 400 && status < 500) {
+    return new ModelCallError(
+      `the sandbox's egress proxy refused the request to ${host}${detail === "" ? "" : `: ${detail}`}. Is the model's host named with --egress-host, or on the secret store's allowlist?`,
+      "other",
+      undefined,
+      true,
+    );
+  }
+  return new ModelCallError(
+    `the sandbox's egress proxy answered ${status}${detail === "" ? "" : `: ${detail}`}`,
+    "transient",
+    undefined,
+    true,
+  );
+}
+
+async function failedResponse(response: IncomingMessage, url: URL): Promise<ModelCallError> {
   const status = response.statusCode ?? 0;
   const body = await readLimited(response, errorBodyLimit).catch(() => "");
   const detail = errorBodyMessage(body);
+  if (egressRefusal(response.headers["proxy-status"]) !== undefined) {
+    return egressFailure(status, url.hostname, detail);
+  }
   const message = `the model endpoint answered ${status}${detail === "" ? "" : `: ${detail}`}`;
   return status >= 400 && status < 500
     ? new ModelCallError(message, "upstream_4xx", status)
@@ -100,10 +167,10 @@ function isRetryable(error: unknown): boolean {
   );
 }
 
-function connectFailure(error: ConnectError): ModelCallError {
+function connectFailure(error: ConnectError, url: URL): ModelCallError {
+  // A CONNECT the proxy did not open: its answer is always the proxy's own.
   if (error.proxyStatus !== undefined) {
-    const kind = error.proxyStatus >= 400 && error.proxyStatus < 500 ? "upstream_4xx" : "transient";
-    return new ModelCallError(error.message, kind, error.proxyStatus);
+    return egressFailure(error.proxyStatus, url.hostname, error.proxyDetail ?? "");
   }
   return new ModelCallError(
     error.message,
@@ -248,7 +315,7 @@ async function chatCompletion(
     env: request.env,
   });
   const status = response.statusCode ?? 0;
-  if (status < 200 || status >= 300) throw await failedResponse(response);
+  if (status < 200 || status >= 300) throw await failedResponse(response, url);
   try {
     return await readCompletion(response, request, callPrefix);
   } catch (error) {
@@ -275,7 +342,9 @@ export async function callModel(
       return await chatCompletion(request, callPrefix);
     } catch (error) {
       if (request.signal.aborted || !(error instanceof ConnectError)) throw error;
-      if (attempt > 1 || !isRetryable(error)) throw connectFailure(error);
+      if (attempt > 1 || !isRetryable(error)) {
+        throw connectFailure(error, new URL(request.baseURL));
+      }
       await delay(retryDelayMs, undefined, { signal: request.signal });
     }
   }

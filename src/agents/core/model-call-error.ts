@@ -6,7 +6,10 @@ export class ModelCallError extends Error {
   constructor(
     message: string,
     readonly kind: TurnErrorKind,
+    /** The status the model endpoint answered with, when it answered. */
     readonly status?: number,
+    /** Whether the sandbox's egress proxy refused or failed the call (its text, no upstream's). */
+    readonly byEgressProxy = false,
   ) {
     super(message);
   }

@@ -28,6 +28,8 @@ export class ConnectError extends Error {
     readonly code: string | undefined,
     /** A refusal by the proxy (its status), not a network failure. */
     readonly proxyStatus?: number,
+    /** The text the proxy gave with its refusal. */
+    readonly proxyDetail?: string,
   ) {
     super(message);
   }
@@ -96,18 +98,22 @@ function tunnel(url: URL, proxy: URL, signal: AbortSignal): Promise<Socket> {
         new ConnectError(`the proxy did not open a tunnel to ${authority} in time`, "ETIMEDOUT"),
       ),
     );
-    request.once("connect", (response, socket) => {
+    request.once("connect", (response, socket, head: Buffer) => {
       request.setTimeout(0);
       if (response.statusCode === 200) {
         resolvePromise(socket);
         return;
       }
       socket.destroy();
+      // The refusal's text comes with its head (the egress proxy writes it in one piece).
+      const length = Number(response.headers["content-length"] ?? 0);
+      const detail = head.subarray(0, Math.min(length, 2000)).toString("utf8").trim();
       reject(
         new ConnectError(
           `the egress proxy refused the connection to ${authority} (${response.statusCode} ${response.statusMessage ?? ""})`.trim(),
           undefined,
           response.statusCode,
+          detail === "" ? undefined : detail,
         ),
       );
     });

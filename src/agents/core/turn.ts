@@ -151,6 +151,8 @@ export class TurnRunner {
 
   private failure(turn: ActiveTurn, error: unknown): TurnErrorEvent {
     if (error instanceof ModelCallError) {
+      // The proxy's words (never an upstream's, which could echo a secret): into the agent's log.
+      if (error.byEgressProxy) this.options.log(`turn ${turn.id}: ${error.message}`);
       return {
         type: "turn-error",
         turnId: turn.id,

@@ -62,6 +62,12 @@ export interface VettedTarget {
 /** Names the service resolves to an address of its own choosing (`--egress-host`). */
 export type EgressHosts = ReadonlyMap<string, { readonly address: string; readonly port: number }>;
 
+/** Why a target has no address to dial, and the RFC 9209 error type that names it. */
+export interface TargetRefusal {
+  readonly refused: string;
+  readonly error: "destination_not_found" | "destination_ip_prohibited";
+}
+
 /**
  * The address to dial for `host:port`, or why there is none: a name from `egressHosts` goes to
  * exactly its address (loopback allowed: the operator named it); an IP literal must be public
@@ -76,23 +82,44 @@ export async function vetTarget(
   egressHosts: EgressHosts,
   resolve: (host: string) => Promise<string[]> = resolveAll,
 ): Promise<VettedTarget | string> {
+  const vetted = await vetTargetOrRefusal(host, port, allowlist, egressHosts, resolve);
+  return "refused" in vetted ? vetted.refused : vetted;
+}
+
+/** {@link vetTarget}, with the kind of a refusal (the egress proxy's Proxy-Status says it). */
+export async function vetTargetOrRefusal(
+  host: string,
+  port: number,
+  allowlist: readonly string[],
+  egressHosts: EgressHosts,
+  resolve: (host: string) => Promise<string[]> = resolveAll,
+): Promise<VettedTarget | TargetRefusal> {
   const named = egressHosts.get(host);
   if (named !== undefined) return named;
   if (isIP(host) !== 0) {
     const literal = isIP(host) === 6 ? `[${host}]` : host;
     const exact = allowlist.some((entry) => entry === literal || entry === `${literal}:${port}`);
     if (exact || isPublicAddress(host)) return { address: host, port };
-    return `${host} is a private, loopback, link-local or metadata address, which a sandbox may reach only when its allowlist names that exact address`;
+    return {
+      refused: `${host} is a private, loopback, link-local or metadata address, which a sandbox may reach only when its allowlist names that exact address`,
+      error: "destination_ip_prohibited",
+    };
   }
   let addresses: string[];
   try {
     addresses = await resolve(host);
   } catch (error) {
-    return `${host} does not resolve (${(error as NodeJS.ErrnoException).code ?? "lookup failed"})`;
+    return {
+      refused: `${host} does not resolve (${(error as NodeJS.ErrnoException).code ?? "lookup failed"})`,
+      error: "destination_not_found",
+    };
   }
   const usable = addresses.find(isPublicAddress);
   if (usable === undefined) {
-    return `${host} resolves only to private, loopback, link-local or metadata addresses (${addresses.join(", ")})`;
+    return {
+      refused: `${host} resolves only to private, loopback, link-local or metadata addresses (${addresses.join(", ")})`,
+      error: "destination_ip_prohibited",
+    };
   }
   return { address: usable, port };
 }

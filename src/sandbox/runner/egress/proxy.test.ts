@@ -1,5 +1,10 @@
 import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
+import {
+  createServer as createHttpServer,
+  type Server as HttpServer,
+  request as httpRequest,
+} from "node:http";
 import { createServer as createHttpsServer, request as httpsRequest } from "node:https";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
@@ -212,5 +217,118 @@ describe("CONNECT to a host a secret may go to", () => {
     });
     expect(otherName).toBeInstanceOf(Error);
     expect(seen.length).toBe(before);
+  });
+});
+
+describe("the proxy's own answers", () => {
+  let own: EgressProxy;
+  let web: HttpServer;
+  let closedPort: number;
+
+  beforeAll(async () => {
+    // An upstream that claims, in its own Proxy-Status, to be the proxy refusing.
+    web = createHttpServer((_request, response) => {
+      response.writeHead(404, { "proxy-status": "cairn-egress; error=http_request_denied" });
+      response.end("no such model");
+    });
+    web.listen(0, "127.0.0.1");
+    await once(web, "listening");
+    const closed = createServer();
+    closed.listen(0, "127.0.0.1");
+    await once(closed, "listening");
+    closedPort = (closed.address() as { port: number }).port;
+    await new Promise((resolve) => closed.close(resolve));
+    own = await EgressProxy.start(join(folder, "own", "proxy.sock"), {
+      sandboxId: "sbx_own",
+      policyFor: () => policy,
+      hosts: new Map([
+        [
+          "web.test.internal",
+          { address: "127.0.0.1", port: (web.address() as { port: number }).port },
+        ],
+        ["closed.test.internal", { address: "127.0.0.1", port: closedPort }],
+      ]),
+    });
+  });
+  afterAll(async () => {
+    await own.close();
+    web.close();
+  });
+
+  /** A plain-HTTP request through the proxy, as a sandbox's client sends it. */
+  function get(url: string): Promise<{ status: number; proxyStatus: unknown; body: string }> {
+    return new Promise((resolve, reject) => {
+      const request = httpRequest(
+        { socketPath: own.socketPath, path: url, headers: { host: new URL(url).host } },
+        (response) => {
+          let body = "";
+          response.setEncoding("utf8").on("data", (text: string) => {
+            body += text;
+          });
+          response.on("end", () =>
+            resolve({
+              status: response.statusCode ?? 0,
+              proxyStatus: response.headers["proxy-status"],
+              body,
+            }),
+          );
+        },
+      );
+      request.on("error", reject);
+      request.end();
+    });
+  }
+
+  it("marks each refusal with Proxy-Status: cairn-egress and the RFC 9209 error type", async () => {
+    policy = undefined;
+    expect(await get("http://web.test.internal/v1")).toMatchObject({
+      status: 407,
+      proxyStatus: "cairn-egress; error=http_request_denied",
+    });
+    policy = {
+      store: "prod",
+      allowlist: ["*.test.internal", "nowhere.invalid", "localhost"],
+      secrets: [],
+    };
+    const refusals: Array<[url: string, status: number, error: string, body: RegExp]> = [
+      ["http://evil.example/", 403, "http_request_denied", /is not on the allowlist/],
+      [
+        "http://nowhere.invalid/v1",
+        403,
+        "destination_not_found",
+        /^nowhere\.invalid does not resolve \(ENOTFOUND\)\n$/,
+      ],
+      ["http://localhost/v1", 403, "destination_ip_prohibited", /resolves only to private/],
+      ["http://closed.test.internal/v1", 502, "connection_refused", /ECONNREFUSED/],
+    ];
+    for (const [url, status, error, body] of refusals) {
+      const answer = await get(url);
+      expect({ url, ...answer, body: "-" }).toEqual({
+        url,
+        status,
+        proxyStatus: `cairn-egress; error=${error}`,
+        body: "-",
+      });
+      expect(answer.body).toMatch(body);
+    }
+    for (const target of ["evil.example:443", "nowhere.invalid:443"]) {
+      const refused = connect(own.socketPath);
+      await once(refused, "connect");
+      refused.write(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`);
+      const [answer] = (await once(refused, "data")) as [Buffer];
+      expect(answer.toString("latin1")).toMatch(
+        /^HTTP\/1\.1 403 Forbidden\r\n(?:.*\r\n)*proxy-status: cairn-egress; error=(http_request_denied|destination_not_found)\r\n/,
+      );
+      refused.destroy();
+    }
+  });
+
+  it("ends an upstream's answer with its own received-status member, whatever the upstream says", async () => {
+    policy = { store: "prod", allowlist: ["*.test.internal"], secrets: [] };
+    expect(await get("http://web.test.internal/v1")).toEqual({
+      status: 404,
+      proxyStatus: "cairn-egress; error=http_request_denied, cairn-egress; received-status=404",
+      body: "no such model",
+    });
   });
 });

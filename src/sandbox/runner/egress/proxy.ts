@@ -13,7 +13,7 @@ import { dirname } from "node:path";
 import { TLSSocket } from "node:tls";
 import { log } from "../../../core/logger.js";
 import { UnsealError } from "../secrets/seal.js";
-import { type EgressHosts, vetTarget } from "./addresses.js";
+import { type EgressHosts, vetTargetOrRefusal } from "./addresses.js";
 import { sendAnswerBody } from "./answer-body.js";
 import type { CertificateAuthority } from "./certificate-authority.js";
 import { readClientHello } from "./client-hello.js";
@@ -63,12 +63,48 @@ interface Admitted {
   readonly address: { readonly address: string; readonly port: number };
 }
 
-/** A refusal: the status and the text the sandbox gets. */
+/**
+ * RFC 9209 error types, for the answers the proxy makes itself. Each carries
+ * `proxy-status: cairn-egress; error=<type>`; an answer relayed from upstream gets
+ * `cairn-egress; received-status=<status>` after whatever the upstream said, so that a client
+ * (the agent core) tells the proxy's refusal from the server's answer by the last member.
+ */
+export type ProxyStatusError =
+  | "http_request_denied"
+  | "http_request_error"
+  | "destination_not_found"
+  | "destination_ip_prohibited"
+  | "destination_unavailable"
+  | "connection_refused"
+  | "connection_timeout"
+  | "connection_terminated"
+  | "tls_certificate_error"
+  | "proxy_internal_error";
+
+/** The proxy's name in the Proxy-Status header. */
+export const proxyStatusName = "cairn-egress";
+
+function proxyStatus(error: ProxyStatusError): string {
+  return `${proxyStatusName}; error=${error}`;
+}
+
+/** A refusal: the status and the text the sandbox gets, and its RFC 9209 error type. */
 class Refusal {
   constructor(
     readonly status: number,
     readonly message: string,
+    readonly error: ProxyStatusError,
   ) {}
+}
+
+/** The RFC 9209 type of a failure to reach an upstream, from its error code. */
+function upstreamError(error: NodeJS.ErrnoException): ProxyStatusError {
+  const code = error.code ?? "";
+  if (code === "ECONNREFUSED") return "connection_refused";
+  if (code === "ETIMEDOUT") return "connection_timeout";
+  if (code === "ECONNRESET" || code === "EPIPE") return "connection_terminated";
+  if (code.startsWith("ERR_TLS_") || code.includes("CERT")) return "tls_certificate_error";
+  return "destination_unavailable";
 }
 
 const noStore =
@@ -106,8 +142,9 @@ export class EgressProxy {
     server.on("request", (request: IncomingMessage, response: ServerResponse) => {
       handler.forward(request, response).catch((error: unknown) => {
         log.warn(`egress proxy of ${options.sandboxId}: ${(error as Error).message}`);
-        if (!response.headersSent) response.writeHead(502).end();
-        else response.destroy();
+        if (!response.headersSent) {
+          response.writeHead(502, { "proxy-status": proxyStatus("proxy_internal_error") }).end();
+        } else response.destroy();
       });
     });
     server.on("connect", (request: IncomingMessage, socket: Socket, head: Buffer) => {
@@ -117,8 +154,11 @@ export class EgressProxy {
       });
     });
     server.on("clientError", (_error, socket: Socket) => {
-      if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n");
-      else socket.destroy();
+      if (socket.writable) {
+        socket.end(
+          `HTTP/1.1 400 Bad Request\r\nproxy-status: ${proxyStatus("http_request_error")}\r\nconnection: close\r\n\r\n`,
+        );
+      } else socket.destroy();
     });
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
@@ -253,7 +293,8 @@ class ProxyHandler {
     const { policy, address } = allowed;
     const substituted = substituteHeaders(request.headers, policy, host, port);
     if ("refused" in substituted) {
-      return this.refuse(response, method, host, port, new Refusal(403, substituted.refused));
+      const refusal = new Refusal(403, substituted.refused, "http_request_denied");
+      return this.refuse(response, method, host, port, refusal);
     }
     const headers = { ...substituted.headers, host: target.hostHeader };
     // The response of a request that carried a secret is scrubbed: it must come uncompressed.
@@ -284,6 +325,10 @@ class ProxyHandler {
       upstream.on("response", (answer) => {
         const status = answer.statusCode ?? 502;
         const answerHeaders = scrubHeaders(answer.headers, patterns);
+        answerHeaders["proxy-status"] = [
+          ...(answer.headers["proxy-status"] === undefined ? [] : [answer.headers["proxy-status"]]),
+          `${proxyStatusName}; received-status=${status}`,
+        ].join(", ");
         // A scrubbed body may change length: it goes out chunked.
         if (patterns.length > 0) delete answerHeaders["content-length"];
         response.writeHead(status, answerHeaders);
@@ -302,7 +347,11 @@ class ProxyHandler {
         });
       });
       upstream.on("error", (error) => {
-        const refusal = new Refusal(502, `${host}:${port} could not be reached: ${error.message}`);
+        const refusal = new Refusal(
+          502,
+          `${host}:${port} could not be reached: ${error.message}`,
+          upstreamError(error),
+        );
         this.refuse(response, method, host, port, refusal);
         resolve();
       });
@@ -337,7 +386,7 @@ class ProxyHandler {
           : `the TLS ClientHello names ${hello.serverName}, not the CONNECT target ${host}`;
       // After the 200, a refusal can only close the tunnel; it is logged as 421.
       client.destroy();
-      this.recordRefusal("CONNECT", host, port, new Refusal(421, why));
+      this.recordRefusal("CONNECT", host, port, new Refusal(421, why, "http_request_error"));
       return;
     }
     const upstream = connect({ host: allowed.address.address, port: allowed.address.port });
@@ -409,13 +458,16 @@ class ProxyHandler {
     inner.on("request", (request: IncomingMessage, response: ServerResponse) => {
       this.forwardIntercepted(request, response, host, port).catch((error: unknown) => {
         log.warn(`egress proxy of ${this.options.sandboxId}: ${(error as Error).message}`);
-        if (!response.headersSent) response.writeHead(502).end();
-        else response.destroy();
+        if (!response.headersSent) {
+          response.writeHead(502, { "proxy-status": proxyStatus("proxy_internal_error") }).end();
+        } else response.destroy();
       });
     });
     // A tunnel inside a tunnel would reach past the check made for this one.
     inner.on("connect", (_request: IncomingMessage, socket: Socket) => {
-      socket.end("HTTP/1.1 405 Method Not Allowed\r\nconnection: close\r\n\r\n");
+      socket.end(
+        `HTTP/1.1 405 Method Not Allowed\r\nproxy-status: ${proxyStatus("http_request_denied")}\r\nconnection: close\r\n\r\n`,
+      );
     });
     await new Promise<void>((resolve) => {
       secure.once("secure", () => {
@@ -425,14 +477,15 @@ class ProxyHandler {
             "CONNECT",
             host,
             port,
-            new Refusal(421, "the TLS ClientHello names no server"),
+            new Refusal(421, "the TLS ClientHello names no server", "http_request_error"),
           );
         } else {
           inner.emit("connection", secure);
         }
       });
       secure.once("error", (error) => {
-        this.recordRefusal("CONNECT", host, port, new Refusal(421, error.message));
+        const refusal = new Refusal(421, error.message, "http_request_error");
+        this.recordRefusal("CONNECT", host, port, refusal);
         secure.destroy();
       });
       secure.once("close", () => resolve());
@@ -457,6 +510,7 @@ class ProxyHandler {
       const refusal = new Refusal(
         421,
         "inside a tunnel, requests name a path on its host, not a URL",
+        "http_request_error",
       );
       return this.refuse(response, method, host, port, refusal);
     }
@@ -472,6 +526,7 @@ class ProxyHandler {
       const refusal = new Refusal(
         421,
         `the request's Host (${hostHeader}) is not the tunnel's host ${host}:${port}`,
+        "http_request_error",
       );
       return this.refuse(response, method, host, port, refusal);
     }
@@ -492,16 +547,22 @@ class ProxyHandler {
   ): Promise<
     { policy: SandboxEgressPolicy; address: { address: string; port: number } } | Refusal
   > {
-    if (method === "TRACE") return new Refusal(405, "TRACE is not allowed through the proxy");
+    if (method === "TRACE") {
+      return new Refusal(405, "TRACE is not allowed through the proxy", "http_request_denied");
+    }
     let policy: SandboxEgressPolicy | undefined;
     try {
       policy = this.options.policyFor(this.options.sandboxId);
     } catch (error) {
-      if (error instanceof UnsealError) return new Refusal(502, error.message);
+      if (error instanceof UnsealError) {
+        return new Refusal(502, error.message, "proxy_internal_error");
+      }
       throw error;
     }
     const extra = this.allowed();
-    if (policy === undefined && extra.length === 0) return new Refusal(407, noStore);
+    if (policy === undefined && extra.length === 0) {
+      return new Refusal(407, noStore, "http_request_denied");
+    }
     const allowlist = [...(policy?.allowlist ?? []), ...extra];
     if (!allowedBy(allowlist, host, port)) {
       const forNow =
@@ -511,18 +572,19 @@ class ProxyHandler {
         policy === undefined
           ? `${host}:${port} is not among the hosts this sandbox may reach for now (${extra.join(", ")}); it has no secret store`
           : `${host}:${port} is not on the allowlist of secret store ${policy.store} (${policy.allowlist.join(", ")})${forNow}`,
+        "http_request_denied",
       );
     }
     const inUrl = placeholderInUrl(url);
-    if (inUrl !== undefined) return new Refusal(403, inUrl);
-    const address = await vetTarget(
+    if (inUrl !== undefined) return new Refusal(403, inUrl, "http_request_denied");
+    const address = await vetTargetOrRefusal(
       host,
       port,
       allowlist,
       this.options.hosts,
       this.options.resolve,
     );
-    if (typeof address === "string") return new Refusal(403, address);
+    if ("refused" in address) return new Refusal(403, address.refused, address.error);
     return { policy: policy ?? { store: "", allowlist, secrets: [] }, address };
   }
 
@@ -531,38 +593,47 @@ class ProxyHandler {
       return new Refusal(
         400,
         "an https URL goes through CONNECT (set HTTPS_PROXY), not as a request",
+        "http_request_error",
       );
     }
     if (!/^http:\/\//i.test(raw)) {
       return new Refusal(
         400,
         "this is the sandbox's egress proxy: send absolute http:// URLs, or CONNECT",
+        "http_request_error",
       );
     }
     let url: URL;
     try {
       url = new URL(raw);
     } catch {
-      return new Refusal(400, "the request's URL is not valid");
+      return new Refusal(400, "the request's URL is not valid", "http_request_error");
     }
     if (url.username !== "" || url.password !== "") {
       return new Refusal(
         400,
         "URLs with user info are not sent through the proxy; use an Authorization header",
+        "http_request_error",
       );
     }
     const host = normalizeHost(url.hostname);
-    if (!isValidHost(host))
-      return new Refusal(400, "the request's host is not a valid name or address");
+    if (!isValidHost(host)) {
+      return new Refusal(
+        400,
+        "the request's host is not a valid name or address",
+        "http_request_error",
+      );
+    }
     return { url, host, port: url.port === "" ? 80 : Number(url.port) };
   }
 
   // host:port as CONNECT gives it; the URL parser reads IP literals in every notation.
   private parseAuthority(raw: string): { host: string; port: number } | Refusal {
     const target = this.parseUrl(`http://${raw}`);
-    if (target instanceof Refusal) return new Refusal(400, "CONNECT needs host:port");
+    const malformed = new Refusal(400, "CONNECT needs host:port", "http_request_error");
+    if (target instanceof Refusal) return malformed;
     if (!/:\d+$/.test(raw) || target.url.pathname !== "/" || target.url.search !== "") {
-      return new Refusal(400, "CONNECT needs host:port");
+      return malformed;
     }
     return { host: target.host, port: target.port };
   }
@@ -577,6 +648,7 @@ class ProxyHandler {
     if (!response.headersSent) {
       response.writeHead(refusal.status, {
         "content-type": "text/plain; charset=utf-8",
+        "proxy-status": proxyStatus(refusal.error),
         connection: "close",
         ...(refusal.status === 407 ? { "proxy-authenticate": 'Cairn realm="egress"' } : {}),
       });
@@ -598,7 +670,7 @@ class ProxyHandler {
         502: "Bad Gateway",
       }[refusal.status] ?? "Refused";
     socket.end(
-      `HTTP/1.1 ${refusal.status} ${reason}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${refusal.status === 407 ? 'proxy-authenticate: Cairn realm="egress"\r\n' : ""}connection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${refusal.status} ${reason}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nproxy-status: ${proxyStatus(refusal.error)}\r\n${refusal.status === 407 ? 'proxy-authenticate: Cairn realm="egress"\r\n' : ""}connection: close\r\n\r\n${body}`,
     );
     this.recordRefusal("CONNECT", host, port, refusal);
   }

@@ -83,6 +83,8 @@ describe("cairn agent", { timeout: 120_000 }, () => {
       instructions,
       "--tag",
       "team=docs",
+      "--disk",
+      "64",
       "--wait",
     ]);
     expect(created.stderr).toContain("lister: starting");
@@ -102,10 +104,19 @@ describe("cairn agent", { timeout: 120_000 }, () => {
     expect(shown.stdout).toContain(`key ${modelStore}/MODEL_KEY`);
     expect(shown.stdout).toContain("run_command, read_file, write_file, list_files");
     expect(shown.stdout).toContain("tags      team=docs");
+    expect(shown.stdout).toMatch(
+      /^sandbox {3}base, 1 cpu, 1 GB, 64 MB disk, sbx_\w+, secret store models$/m,
+    );
     expect(shown.stdout).toContain("instructions:\n  You are terse.\n  Answer in one line.\n");
     expect(shown.stdout).not.toContain(modelKeyValue);
     const json = JSON.parse((await agent(["show", id, "--json"])).stdout);
-    expect(json).toMatchObject({ id, name: "lister", state: "ready", tags: { team: "docs" } });
+    expect(json).toMatchObject({
+      id,
+      name: "lister",
+      state: "ready",
+      tags: { team: "docs" },
+      diskMB: 64,
+    });
 
     expect(await agent(["stop", "lister"])).toMatchObject({ code: 0, stdout: "lister stopped\n" });
     expect(await agent(["start", "lister", "--wait"])).toMatchObject({

@@ -6,10 +6,16 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { Sandbox } from "cairn-ai/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { consoleLogger, setLogger } from "../../src/core/logger.js";
 import type { AgentRecord } from "../../src/core/wire/agents.js";
 import { type FakeOpenAI, startFakeOpenAI } from "../helpers/fake-openai.js";
-import { connection, needSandboxes, startSandboxServer } from "../sandbox/helpers.js";
-import { createAgent, getAgent, waitUntilReady } from "./agents-helpers.js";
+import {
+  connection,
+  needSandboxes,
+  startSandboxServer,
+  testSandboxOptions,
+} from "../sandbox/helpers.js";
+import { createAgent, getAgent, waitForAgent, waitUntilReady } from "./agents-helpers.js";
 import { startTestServer, type TestServer } from "./helpers.js";
 
 const keyValue = "sk-agent-model-key-5f1e9c2a77";
@@ -272,6 +278,7 @@ describe("agent records", () => {
     const refused: Array<[unknown, number, RegExp]> = [
       [{ name: "renamed" }, 400, /name/],
       [{ packages: ["x"] }, 400, /packages/],
+      [{ diskMB: 20_480 }, 400, /diskMB/],
       [{ model: { baseURL: "ftp://x/v1", model: "m" } }, 400, /http/],
       [
         { model: { baseURL: "http://localhost:11434/v1", model: "m" } },
@@ -342,6 +349,60 @@ describe("agent records", () => {
     expect(search.stdout).not.toContain(keyValue);
     expect(search.stdout.trim().endsWith("done")).toBe(true);
     expect((await t.call("DELETE", `/v1/agents/${agent.id}`)).status).toBe(204);
+  });
+});
+
+describe("an agent's disk", () => {
+  it("is the service's default or diskMB within the sandboxes' range; one that does not fit crashes saying so, logged once", {
+    timeout: 60_000,
+  }, async (context) => {
+    const warnings: string[] = [];
+    const small = await startSandboxServer({
+      sandboxes: { ...testSandboxOptions, capacity: { diskMB: 200 } },
+      logger: consoleLogger({ level: "warn", write: (line) => warnings.push(line) }),
+    });
+    try {
+      needSandboxes(context, small);
+      const model = { baseURL: "http://model.test/v1", model: "small" };
+      // The test service's range is 16-512 MB, default 32 (testSandboxOptions).
+      expect((await createAgent(small, { name: "plain", model })).diskMB).toBe(32);
+      const sized = await createAgent(small, { name: "sized", model, diskMB: 64 });
+      expect(sized.diskMB).toBe(64);
+      const ready = await waitUntilReady(small, sized.id);
+      const sandbox = await (await small.call("GET", `/api/sandboxes/${ready.sandboxId}`)).json();
+      expect(sandbox).toMatchObject({ diskMB: 64, status: "running" });
+
+      // The agents as created (their states move on meanwhile).
+      const created = async () =>
+        (await listAgents(small)).map(({ id, name, diskMB }) => ({ id, name, diskMB }));
+      const before = await created();
+      for (const diskMB of [8, 513, 20.5, "64", null]) {
+        const response = await small.call("POST", "/v1/agents", { name: "x", model, diskMB });
+        expect({ diskMB, status: response.status }).toEqual({ diskMB, status: 400 });
+        expect(((await response.json()) as { message: string }).message).toMatch(
+          /diskMB must be (between 16 and 512|a whole number of MB)/,
+        );
+      }
+      // A sandbox's disk cannot change, so neither can an agent's.
+      const patched = await small.call("PATCH", `/v1/agents/${sized.id}`, { diskMB: 128 });
+      expect(patched.status).toBe(400);
+      expect(((await patched.json()) as { message: string }).message).toMatch(/diskMB/);
+      expect(await created()).toEqual(before);
+
+      // More than the runner has left to promise: the agent crashes with the runner's reason,
+      // which the service's log says once.
+      const big = await createAgent(small, { name: "big", model, diskMB: 512 });
+      const crashed = await waitForAgent(small, big.id, (agent) => agent.state === "crashed");
+      expect(crashed.lastError).toMatch(
+        /^the agent could not start: not enough disk .*ask for less/,
+      );
+      const logged = warnings.filter((line) => line.includes(`agent ${big.id} could not start`));
+      expect(logged.length).toBeGreaterThan(0);
+      for (const line of logged) expect(line.split("not enough disk")).toHaveLength(2);
+    } finally {
+      await small?.stop();
+      setLogger(consoleLogger());
+    }
   });
 });
 

@@ -12,6 +12,7 @@ export interface CreateAgentOptions extends ConnectionOptions {
   readonly template?: string;
   readonly cpu?: number;
   readonly memory?: number;
+  readonly disk?: number;
   readonly secretStore?: string;
   readonly tag?: Readonly<Record<string, string>>;
   readonly wait?: boolean;
@@ -130,6 +131,11 @@ export function addAgentCommand(program: CairnCommand): void {
       .option("--template <name>", "the sandbox template (it must provide Node 20 or later)")
       .option("--cpu <count>", "vCPUs", wholeNumber)
       .option("--memory <MB>", "memory, one of the tiers", wholeNumber)
+      .option(
+        "--disk <MB>",
+        "the sandbox's disk, its workspace (default and range: the service's, 20480 and up)",
+        wholeNumber,
+      )
       .option(
         "--secret-store <name>",
         "the secret store whose hosts the agent may reach (default: the model key's store)",

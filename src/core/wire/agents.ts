@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { loopbackAddress } from "../ip-address.js";
 import { createSandboxRequestSchema, sandboxTagsSchema } from "./sandbox-request.js";
-import { cpuCountSchema, memoryMBSchema } from "./sandbox-sizes.js";
+import { cpuCountSchema, diskMBSchema, memoryMBSchema } from "./sandbox-sizes.js";
 import { secretKeySchema, secretStoreNameSchema } from "./secrets.js";
 
 /** An agent's name: unique in its project; as a template's, lowercase letters, digits and `-`. */
@@ -140,6 +140,12 @@ export const createAgentRequestSchema = z.strictObject({
   template: templateSchema,
   cpuCount: cpuCountSchema.default(1),
   memoryMB: memoryMBSchema.default(1024).describe("1024, 4096, 8192, 16384, 32768 or 65536"),
+  /** The sandbox's disk, its workspace's size; checked against the service's range as a sandbox's. */
+  diskMB: diskMBSchema
+    .optional()
+    .describe(
+      "the disk of the agent's sandbox (its workspace) in MB, within the service's range as a sandbox's (default 20480-262144); default the service's default (20480)",
+    ),
   /** The secret store whose allowlist and secrets the agent's sandbox uses; default the apiKey's. */
   secretStore: secretStoreNameSchema.optional(),
   tags: sandboxTagsSchema.default({}),
@@ -169,6 +175,7 @@ export const agentRecordSchema = z.object({
   template: z.string(),
   cpuCount: z.number().int(),
   memoryMB: z.number().int(),
+  diskMB: z.number().int().describe("the disk of its sandbox, in MB"),
   secretStore: z.string().optional(),
   tags: z.record(z.string(), z.string()),
   state: z.enum(agentStates),

@@ -16,11 +16,17 @@ export const cpuCountSchema = z
   .min(cpuRange.min, `cpuCount must be between ${cpuRange.min} and ${cpuRange.max}`)
   .max(cpuRange.max, `cpuCount must be between ${cpuRange.min} and ${cpuRange.max}`);
 
-export const diskMBSchema = z
-  .number()
-  .int()
-  .min(diskRangeMB.min, `diskMB must be between ${diskRangeMB.min} and ${diskRangeMB.max}`)
-  .max(diskRangeMB.max, `diskMB must be between ${diskRangeMB.min} and ${diskRangeMB.max}`);
+/** A disk size in MB within `range` (a service may set its own: `sandboxes.diskRangeMB`). */
+export function diskMBSchemaFor(range: { readonly min: number; readonly max: number }) {
+  const between = `diskMB must be between ${range.min} and ${range.max}`;
+  return z
+    .number({ error: "diskMB must be a whole number of MB" })
+    .int("diskMB must be a whole number of MB")
+    .min(range.min, between)
+    .max(range.max, between);
+}
+
+export const diskMBSchema = diskMBSchemaFor(diskRangeMB);
 
 const cpuPattern = /^(\d+(?:\.\d+)?)(m)?$/;
 const memoryPattern = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|K|M|G|T)?$/;

@@ -4,6 +4,7 @@ import {
   parseAgentSecretReference,
   updateAgentRequestSchema,
 } from "../../core/wire/agents.js";
+import { diskMBSchemaFor } from "../../core/wire/sandbox-sizes.js";
 import { allowedBy } from "../../sandbox/runner/egress/host-pattern.js";
 import { ApiError } from "../http/api-error.js";
 import { parseInput } from "../sandboxes/input.js";
@@ -15,6 +16,8 @@ export interface AgentCheckContext {
   readonly projectId: string;
   readonly templates: ReadonlyMap<string, unknown>;
   readonly secretStores: SecretVault | undefined;
+  /** The disk sizes the service's sandboxes may ask for, in MB. */
+  readonly diskRangeMB: { readonly min: number; readonly max: number; readonly default: number };
 }
 
 /** `POST /v1/agents`'s body as the agent's name and config, or the 400/404 that says why not. */
@@ -22,7 +25,13 @@ export function checkCreate(
   context: AgentCheckContext,
   body: unknown,
 ): { name: string; config: AgentConfig } {
-  const request = parseInput(createAgentRequestSchema, body);
+  const { diskRangeMB } = context;
+  const request = parseInput(
+    createAgentRequestSchema.extend({
+      diskMB: diskMBSchemaFor(diskRangeMB).default(diskRangeMB.default),
+    }),
+    body,
+  );
   if (!context.templates.has(request.template)) {
     throw new ApiError(
       "invalid_request",
@@ -52,6 +61,7 @@ export function checkCreate(
     template: request.template,
     cpuCount: request.cpuCount,
     memoryMB: request.memoryMB,
+    diskMB: request.diskMB,
     tags: request.tags,
     ...(secretStore === undefined ? {} : { secretStore }),
   };

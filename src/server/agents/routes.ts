@@ -55,6 +55,7 @@ export function agentRoutes(service: AgentService, abortResponse: (c: Context) =
     projectId: c.get("project").id,
     templates: service.templates,
     secretStores: service.secretStores,
+    diskRangeMB: service.diskRangeMB,
   });
   const agentOf = (c: Context<{ Variables: AuthVariables }>): StoredAgent => {
     const id = c.req.param("id") ?? "";

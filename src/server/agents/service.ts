@@ -47,6 +47,12 @@ export type AgentService =
       readonly runner: SandboxRunner;
       readonly templates: ReadonlyMap<string, unknown>;
       readonly secretStores: SecretVault | undefined;
+      /** The disk sizes an agent's sandbox may ask for, as a sandbox's. */
+      readonly diskRangeMB: {
+        readonly min: number;
+        readonly max: number;
+        readonly default: number;
+      };
       /** Stops every agent's process and sandbox; their records keep their states. */
       close(): Promise<void>;
     }
@@ -122,6 +128,7 @@ export function startAgentService(
     runner: sandboxes.runner,
     templates: sandboxes.templates,
     secretStores: sandboxes.secretStores,
+    diskRangeMB: sandboxes.diskRangeMB,
     async close() {
       turns.close();
       await supervisor.close();

@@ -1,6 +1,7 @@
 import type { DatabaseSync } from "node:sqlite";
 import { randomHex } from "../../core/ids.js";
 import type { AgentModel, AgentRecord, AgentState } from "../../core/wire/agents.js";
+import { diskRangeMB } from "../../core/wire/sandbox-size-limits.js";
 
 /** What an agent is made of: the record's fields that only a create or a PATCH changes. */
 export interface AgentConfig {
@@ -11,6 +12,8 @@ export interface AgentConfig {
   readonly template: string;
   readonly cpuCount: number;
   readonly memoryMB: number;
+  /** Absent on agents made before it was kept: they had the service's default. */
+  readonly diskMB?: number | undefined;
   readonly secretStore?: string | undefined;
   readonly tags: Readonly<Record<string, string>>;
 }
@@ -84,6 +87,7 @@ export function agentRecord(agent: StoredAgent): AgentRecord {
     template: config.template,
     cpuCount: config.cpuCount,
     memoryMB: config.memoryMB,
+    diskMB: config.diskMB ?? diskRangeMB.default,
     ...(config.secretStore === undefined ? {} : { secretStore: config.secretStore }),
     tags: { ...config.tags },
     state: agent.state,

@@ -47,7 +47,7 @@ export interface SupervisorOptions {
   readonly dataDir: string;
   /** The npm registry packages are installed from. */
   readonly registry: URL;
-  /** The workspace's size, in MB. */
+  /** The disk of an agent's sandbox, in MB, when its record has none (made before it was kept). */
   readonly diskMB: number;
   /**
    * The built core (default: the package's). A copy of it in a folder of its own
@@ -316,7 +316,7 @@ export class AgentSupervisor {
       timeout: sandboxTimeoutSeconds,
       cpuCount: config.cpuCount,
       memoryMB: config.memoryMB,
-      diskMB: this.options.diskMB,
+      diskMB: config.diskMB ?? this.options.diskMB,
       tags: { ...config.tags, agent: agent.name },
       secretStore: config.secretStore,
       mounts: [{ hostPath: coreFolder, sandboxPath: coreMountPoint }],
@@ -437,9 +437,16 @@ export class AgentSupervisor {
         ? error.message
         : `the agent could not start: ${(error as Error).message}`;
     if (!(error instanceof AgentStepError)) {
-      // What the host said (bwrap's words, paths) stays in the service's log.
+      // What the host said (bwrap's words, paths) stays in the service's log. The logger puts
+      // the details' message after ours: the error's once, then its cause's if it adds any.
       const cause = (error as { cause?: unknown }).cause;
-      log.warn(`agent ${s.agentId} could not start: ${(error as Error).message}`, cause ?? error);
+      const reason = (error as Error).message;
+      const causeText = cause instanceof Error ? cause.message : String(cause ?? "");
+      if (cause === undefined || reason.includes(causeText)) {
+        log.warn(`agent ${s.agentId} could not start`, error);
+      } else {
+        log.warn(`agent ${s.agentId} could not start: ${reason}`, cause);
+      }
     }
     this.crashed(s, message, permanent);
   }

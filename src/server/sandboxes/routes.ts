@@ -4,7 +4,7 @@ import { z } from "zod";
 import { SandboxUnavailableError } from "../../core/errors/index.js";
 import { setTagsRequestSchema, updateSandboxRequestSchema } from "../../core/wire/sandbox.js";
 import { createSandboxRequestSchema } from "../../core/wire/sandbox-request.js";
-import { cpuCountSchema, memoryMBSchema } from "../../core/wire/sandbox-sizes.js";
+import { cpuCountSchema, diskMBSchemaFor, memoryMBSchema } from "../../core/wire/sandbox-sizes.js";
 import { type RunnerTemplate, templateSizes } from "../../sandbox/runner/templates.js";
 import { ApiError } from "../http/api-error.js";
 import type { AuthVariables } from "../http/auth.js";
@@ -43,18 +43,7 @@ export function sandboxRoutes(
   const { runner, store } = service;
 
   const createSchema = createSandboxRequestSchema.extend({
-    diskMB: z
-      .number({ error: "diskMB must be a whole number of MB" })
-      .int("diskMB must be a whole number of MB")
-      .min(
-        service.diskRangeMB.min,
-        `diskMB must be between ${service.diskRangeMB.min} and ${service.diskRangeMB.max}`,
-      )
-      .max(
-        service.diskRangeMB.max,
-        `diskMB must be between ${service.diskRangeMB.min} and ${service.diskRangeMB.max}`,
-      )
-      .default(service.diskRangeMB.default),
+    diskMB: diskMBSchemaFor(service.diskRangeMB).default(service.diskRangeMB.default),
   });
 
   return app

@@ -39,6 +39,7 @@ export async function createAgent(
       template: options.template,
       cpuCount: options.cpu,
       memoryMB: options.memory,
+      diskMB: options.disk,
       secretStore: options.secretStore,
     }),
     tags: { ...options.tag },
@@ -182,7 +183,7 @@ function describeAgent(agent: AgentRecord): string {
     ["model", model],
     [
       "sandbox",
-      `${agent.template}, ${agent.cpuCount} cpu, ${formatMegabytes(agent.memoryMB)}${
+      `${agent.template}, ${agent.cpuCount} cpu, ${formatMegabytes(agent.memoryMB)}, ${formatMegabytes(agent.diskMB)} disk${
         agent.sandboxId === undefined ? "" : `, ${agent.sandboxId}`
       }${agent.secretStore === undefined ? "" : `, secret store ${agent.secretStore}`}`,
     ],

@@ -168,7 +168,10 @@ describe("cairn agent", { timeout: 120_000 }, () => {
     expect((await agent(["create", "twice", ...modelFlags("chatty")])).code).toBe(0);
     const again = await agent(["create", "twice", ...modelFlags("chatty")]);
     expect(again.code).toBe(4);
-    expect(again.stderr).toMatch(/^cairn agent: this project has an agent named "twice" already/);
+    // The command that helps, not the API's route.
+    expect(again.stderr).toBe(
+      'cairn agent: this project has an agent named "twice" already; choose another name, or remove that one first (`cairn agent rm twice`)\n',
+    );
   });
 
   it("exits 2 on wrong arguments, before any call", async () => {
@@ -275,6 +278,11 @@ describe("cairn agent channels", { timeout: 120_000 }, () => {
     }
     const removed = await agent(["channels", "rm", "reachable", created.channel.id]);
     expect(removed).toMatchObject({ code: 0, stdout: `removed channel ${created.channel.id}\n` });
+    const again = await agent(["channels", "rm", "reachable", created.channel.id]);
+    expect(again).toMatchObject({
+      code: 1,
+      stderr: `cairn agent: agent reachable has no channel "${created.channel.id}"; \`cairn agent channels ls reachable\` lists them\n`,
+    });
     const json = JSON.parse((await agent(["channels", "ls", "reachable", "--json"])).stdout);
     expect(json.map((channel: { type: string }) => channel.type).sort()).toEqual([
       "slack",
@@ -353,6 +361,23 @@ describe("cairn agent send and chat", { timeout: 120_000 }, () => {
     expect(logs.stdout).toMatch(
       / stderr {2}agent-core: turn \S+: the sandbox's egress proxy refused/,
     );
+  });
+
+  it("send to a stopped agent exits 4, naming the command that starts it", async (context) => {
+    needAgents(context, service);
+    expect((await agent(["create", "sleeper", ...modelFlags("chatty"), "--wait"])).code).toBe(0);
+    expect((await agent(["stop", "sleeper"])).code).toBe(0);
+    const refused = await agent(["send", "sleeper", "hello"]);
+    expect(refused).toMatchObject({
+      code: 4,
+      stderr: "cairn agent: agent sleeper is stopped; start it with `cairn agent start sleeper`\n",
+    });
+    const chatted = await agent(["chat", "sleeper"], "hello\n");
+    expect(chatted.code).toBe(0);
+    expect(chatted.stderr).toContain(
+      "error: agent sleeper is stopped; start it with `cairn agent start sleeper`\n",
+    );
+    expect(chatted.stderr + refused.stderr).not.toContain("/v1/");
   });
 
   it("chat streams each reply, shows tool calls, and starts anew on /new", async (context) => {

@@ -456,7 +456,10 @@ export class AgentSupervisor {
     this.setState(s, { state: "crashed", lastError: message });
     this.say(s, `crashed: ${message}`);
     if (permanent) {
-      this.say(s, "not restarted: start it again (POST /v1/agents/{id}/start) once this is fixed");
+      this.say(
+        s,
+        "not restarted: start it again once this is fixed (cairn agent start, POST /v1/agents/{id}/start)",
+      );
       // Nothing will run in it until the agent is started again.
       void this.stopSandbox(s);
       return;

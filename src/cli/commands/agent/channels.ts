@@ -11,6 +11,7 @@ import { definedOnly } from "../sandbox/options.js";
 import { formatJson, formatTime } from "../sandbox/table.js";
 import { promptHidden, readAll } from "../standard-input.js";
 import { agentsOf, findAgent } from "./client.js";
+import { channelHints, withCommandHints } from "./command-hints.js";
 
 type Write = (text: string) => void;
 
@@ -130,7 +131,11 @@ export async function removeChannel(
   write = stdout,
 ): Promise<number> {
   const agents = agentsOf(options);
-  await agents.channels.remove((await findAgent(agents, nameOrId)).id, channelId);
+  const agent = await findAgent(agents, nameOrId);
+  await withCommandHints(
+    () => agents.channels.remove(agent.id, channelId),
+    channelHints(agent.name, channelId),
+  );
   write(`removed channel ${channelId}\n`);
   return 0;
 }

@@ -7,6 +7,7 @@ import { UsageError } from "../../program/cairn-command.js";
 import { formatJson } from "../sandbox/table.js";
 import { readAll } from "../standard-input.js";
 import { agentsOf, findAgent } from "./client.js";
+import { inCommandTerms, sendHints, withCommandHints } from "./command-hints.js";
 import { dim } from "./terminal.js";
 
 /**
@@ -27,11 +28,15 @@ export async function send(
   const interrupt = () => stopped.abort(new Error("stopped: the turn was cancelled"));
   process.once("SIGINT", interrupt);
   try {
-    const reply = await agents.send(agent.id, {
-      content,
-      ...(options.conversation === undefined ? {} : { conversationId: options.conversation }),
-      signal: stopped.signal,
-    });
+    const reply = await withCommandHints(
+      () =>
+        agents.send(agent.id, {
+          content,
+          ...(options.conversation === undefined ? {} : { conversationId: options.conversation }),
+          signal: stopped.signal,
+        }),
+      sendHints(agents, agent, options.conversation),
+    );
     if (options.json) {
       process.stdout.write(formatJson(await reply.result()));
       return 0;
@@ -120,7 +125,8 @@ async function chatTurn(
     if (signal.aborted) {
       process.stdout.write(dim("(stopped)\n", process.stdout));
     } else {
-      const message = error instanceof Error ? error.message : String(error);
+      const said = await inCommandTerms(error, sendHints(agents, agent, conversationId));
+      const message = said instanceof Error ? said.message : String(said);
       process.stderr.write(`error: ${message}\n`);
     }
   }

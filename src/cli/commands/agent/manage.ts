@@ -12,6 +12,7 @@ import type { ConnectionOptions } from "../../program/connection.js";
 import { definedOnly } from "../sandbox/options.js";
 import { formatJson, formatMegabytes, formatTime } from "../sandbox/table.js";
 import { agentsOf, findAgent } from "./client.js";
+import { nameTaken, withCommandHints } from "./command-hints.js";
 import { dim } from "./terminal.js";
 
 type Write = (text: string) => void;
@@ -44,7 +45,7 @@ export async function createAgent(
     }),
     tags: { ...options.tag },
   };
-  let record = await agents.create(request);
+  let record = await withCommandHints(() => agents.create(request), nameTaken(name));
   if (options.wait) record = await waitWithProgress(agents, record);
   write(options.json ? formatJson(record) : `${record.id}\n`);
   return 0;

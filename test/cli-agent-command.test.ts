@@ -207,6 +207,51 @@ describe("cairn agent", { timeout: 120_000 }, () => {
     const empty = await agent(["send", "x", "-"], "  \n", unreachable);
     expect(empty.code).toBe(2);
     expect(empty.stderr).toContain("the message is empty");
+
+    // What the service would refuse for its form, by the same schemas, before any call.
+    const refusals: Array<[name: string, flags: string[], message: string]> = [
+      [
+        "Helper2",
+        [],
+        '<name> "Helper2" must be 1-63 lowercase letters, digits and -, starting with a letter or digit',
+      ],
+      ["a_b", [], '<name> "a_b" must be 1-63'],
+      ["x", ["--base-url", "ftp://h/v1"], "--base-url must be http:// or https://"],
+      [
+        "x",
+        ["--base-url", "http://127.0.0.1:11434/v1"],
+        "--base-url 127.0.0.1:11434 is loopback, which the agent cannot reach: it calls its model from its sandbox, and the sandbox's 127.0.0.1 is its own. Name this host's server for the sandboxes' proxies with `cairn dev --egress-host models.local=127.0.0.1:11434`",
+      ],
+      ["x", ["--base-url", "http://localhost/v1"], "--base-url localhost is loopback"],
+      ["x", ["--model-key", "MODEL_KEY"], '--model-key "MODEL_KEY" is not a secret reference'],
+      ["x", ["--package", "./local"], '--package "./local" is not a package from the registry'],
+    ];
+    for (const [name, flags, message] of refusals) {
+      const args = ["create", name, "--model", "m", "--base-url", "http://h/v1", ...flags];
+      const { code, stderr } = await agent(args, undefined, unreachable);
+      expect({ args, code, said: stderr.includes(message) }).toEqual({ args, code: 2, said: true });
+      expect(stderr).not.toContain("could not reach");
+    }
+  });
+
+  it("describes each command in --help as a sentence", async () => {
+    const help = await agent(["--help"], undefined, {});
+    expect(help.code).toBe(0);
+    const commands = help.stdout.slice(
+      help.stdout.indexOf("Commands:\n"),
+      help.stdout.indexOf("\nExit codes:"),
+    );
+    const summaries = [...commands.matchAll(/^ {2}(\S+)(?: \S+)* {2,}(\S.*)$/gm)].map(
+      ([, command, summary]) => [command, summary?.[0]],
+    );
+    expect(summaries.map(([command]) => command)).toContain("channels");
+    for (const [command, first] of summaries) {
+      if (command === "help") continue;
+      expect({ command, capital: first === first?.toUpperCase() }).toEqual({
+        command,
+        capital: true,
+      });
+    }
   });
 
   it("exits 5 when the service cannot be reached", async () => {
@@ -365,17 +410,17 @@ describe("cairn agent send and chat", { timeout: 120_000 }, () => {
 
   it("send to a stopped agent exits 4, naming the command that starts it", async (context) => {
     needAgents(context, service);
-    expect((await agent(["create", "sleeper", ...modelFlags("chatty"), "--wait"])).code).toBe(0);
-    expect((await agent(["stop", "sleeper"])).code).toBe(0);
-    const refused = await agent(["send", "sleeper", "hello"]);
+    expect((await agent(["create", "resting", ...modelFlags("chatty"), "--wait"])).code).toBe(0);
+    expect((await agent(["stop", "resting"])).code).toBe(0);
+    const refused = await agent(["send", "resting", "hello"]);
     expect(refused).toMatchObject({
       code: 4,
-      stderr: "cairn agent: agent sleeper is stopped; start it with `cairn agent start sleeper`\n",
+      stderr: "cairn agent: agent resting is stopped; start it with `cairn agent start resting`\n",
     });
-    const chatted = await agent(["chat", "sleeper"], "hello\n");
+    const chatted = await agent(["chat", "resting"], "hello\n");
     expect(chatted.code).toBe(0);
     expect(chatted.stderr).toContain(
-      "error: agent sleeper is stopped; start it with `cairn agent start sleeper`\n",
+      "error: agent resting is stopped; start it with `cairn agent start resting`\n",
     );
     expect(chatted.stderr + refused.stderr).not.toContain("/v1/");
   });

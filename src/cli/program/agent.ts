@@ -133,7 +133,7 @@ export function addAgentCommand(program: CairnCommand): void {
       .option("--memory <MB>", "memory, one of the tiers", wholeNumber)
       .option(
         "--disk <MB>",
-        "the sandbox's disk, its workspace (default and range: the service's, 20480 and up)",
+        "the sandbox's disk, its workspace, within the service's range (by default 20480 to 262144)",
         wholeNumber,
       )
       .option(
@@ -244,7 +244,7 @@ export function addAgentCommand(program: CairnCommand): void {
 
   const channels = agent
     .command("channels")
-    .summary("attach an agent to the web, a webhook or Slack")
+    .summary("Attaches an agent to the web, a webhook or Slack")
     .description(
       "Channels of an agent: where messages come from and replies go. A message on a channel continues that channel thread's conversation.",
     )

@@ -1,4 +1,11 @@
 import { readFileSync } from "node:fs";
+import type { z } from "zod";
+import {
+  agentBaseURLProblem,
+  agentNameSchema,
+  agentPackageSpecSchema,
+  agentSecretReferenceSchema,
+} from "../../../core/wire/agents.js";
 import type { Agents } from "../../../sandbox/client/agents.js";
 import type { AgentRecord, CreateAgentRequest } from "../../../sandbox/index.js";
 import { formatTable } from "../../../tracing/evals/text-table.js";
@@ -26,6 +33,7 @@ export async function createAgent(
   options: CreateAgentOptions,
   write = stdout,
 ): Promise<number> {
+  checkCreateArguments(name, options);
   const agents = agentsOf(options);
   const request: CreateAgentRequest = {
     name,
@@ -123,6 +131,31 @@ export async function removeAgent(
   await agents.delete(agent.id);
   write(`deleted agent ${agent.name}\n`);
   return 0;
+}
+
+/**
+ * What the service would refuse for its form alone, refused here first as wrong usage (exit
+ * 2), by the schemas the service checks with: the name, the base URL (loopback included), the
+ * model key's reference and the package specs. Sizes and names of things the service holds are
+ * the service's to check.
+ */
+function checkCreateArguments(name: string, options: CreateAgentOptions): void {
+  const problem = (schema: z.ZodType, value: string) =>
+    schema.safeParse(value).error?.issues[0]?.message;
+  const nameProblem = problem(agentNameSchema, name);
+  const wrong = (message: string) => new UsageError(message, { showHelp: false });
+  if (nameProblem !== undefined) throw wrong(`<name> "${name}" ${nameProblem}`);
+  const baseURLProblem = agentBaseURLProblem(options.baseUrl);
+  if (baseURLProblem !== undefined) throw wrong(`--base-url ${baseURLProblem}`);
+  const keyProblem =
+    options.modelKey === undefined
+      ? undefined
+      : problem(agentSecretReferenceSchema, options.modelKey);
+  if (keyProblem !== undefined) throw wrong(`--model-key ${keyProblem}`);
+  for (const spec of options.package ?? []) {
+    const specProblem = problem(agentPackageSpecSchema, spec);
+    if (specProblem !== undefined) throw wrong(`--package ${specProblem}`);
+  }
 }
 
 function instructionsOf(options: CreateAgentOptions): string | undefined {

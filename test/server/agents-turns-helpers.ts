@@ -25,7 +25,7 @@ export interface TurnsHarness {
   /** Creates an agent on the model (or on a host nothing listens on) and waits for it. */
   readyAgent(
     name: string,
-    options?: { offline?: boolean; tags?: Record<string, string> },
+    options?: { offline?: boolean; tags?: Record<string, string>; model?: string },
   ): Promise<string>;
   stop(): Promise<void>;
 }
@@ -70,7 +70,11 @@ export async function startTurnsHarness(): Promise<TurnsHarness | undefined> {
       const created = await createAgent(t, {
         name,
         instructions: "You are a careful helper.",
-        model: { baseURL: `http://${host}/v1`, model: "gpt-4o-mini", apiKey: "models/MODEL_KEY" },
+        model: {
+          baseURL: `http://${host}/v1`,
+          model: options.model ?? "gpt-4o-mini",
+          apiKey: "models/MODEL_KEY",
+        },
         tags: options.tags ?? {},
       });
       return (await waitUntilReady(t, created.id)).id;

@@ -1,5 +1,7 @@
 import { Sandbox } from "cairn-ai/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ExportedSpan } from "../../src/core/wire/index.js";
+import { formatTraceTree } from "../../src/tracing/export/format-tree.js";
 import { needSandboxes } from "../sandbox/helpers.js";
 import { agentLog, createAgent, waitUntilReady } from "./agents-helpers.js";
 import {
@@ -175,6 +177,7 @@ describe("a turn", () => {
     const llm = root.children.filter((span) => span.kind === "llm");
     expect(llm).toHaveLength(3);
     for (const span of llm) {
+      expect(span.name).toBe("chat gpt-4o-mini");
       expect(span.model).toBe("gpt-4o-mini");
       expect(span.usage).toEqual({ prompt_tokens: 120, completion_tokens: 30, total_tokens: 150 });
       expect(span.cost_usd).toBeGreaterThan(0);
@@ -188,6 +191,36 @@ describe("a turn", () => {
     const exec = run.children[0] as SpanNode;
     expect(exec.attributes).toMatchObject({ "tool.name": "sandbox.exec", "process.exit.code": 3 });
     expect(exec.attributes["cairn.sandbox.exec_id"]).toMatch(/^ex_/);
+  });
+
+  it("marks the cost of a model the price table does not know, rather than $0", {
+    timeout: 120_000,
+  }, async (context) => {
+    needSandboxes(context, h?.t);
+    const { t, steps } = h as TurnsHarness;
+    const local = await (h as TurnsHarness).readyAgent("local", { model: "llama3.2" });
+    steps.push({ text: "Hello from a local model." });
+    const reply = await sendMessage(t, local, { content: "Hello?" });
+    await reply.end();
+    const { traceId } = (reply.parts[0] as unknown as { messageMetadata: { traceId: string } })
+      .messageMetadata;
+    const trace = (await (await t.call("GET", `/traces/${traceId}`)).json()) as {
+      spans: SpanNode[];
+    };
+    const llm = trace.spans[0]?.children.find((span) => span.kind === "llm") as SpanNode;
+    expect(llm).toMatchObject({ name: "chat llama3.2", model: "llama3.2", cost_usd: null });
+    expect(llm.attributes).toMatchObject({
+      "cairn.cost.unavailable": "unknown_model:llama3.2",
+      "gen_ai.operation.name": "chat",
+    });
+    // As `cairn traces show` prints it: the call named once, its cost unknown, not $0.
+    const flatten = (spans: SpanNode[]): SpanNode[] =>
+      spans.flatMap(({ children, ...span }) => [{ ...span, children: [] }, ...flatten(children)]);
+    const tree = formatTraceTree(flatten(trace.spans) as unknown as ExportedSpan[]);
+    expect(tree).toMatch(
+      /llm chat llama3\.2 .* llama3\.2 .* cost unknown \(unknown_model:llama3\.2\)/,
+    );
+    expect(tree).not.toMatch(/llm llm|\$0\b/);
   });
 
   it("sends the conversation's history with the next message", {

@@ -2,6 +2,7 @@ import type { LlmEvent } from "../../agents/protocol.js";
 import { randomHex } from "../../core/ids.js";
 import { log } from "../../core/logger.js";
 import type { ExportBatch, ExportedSpan } from "../../core/wire/index.js";
+import { attributes as names } from "../../tracing/attributes.js";
 import { PriceTable } from "../../tracing/prices.js";
 import { sdkVersion } from "../../tracing/sdk-info.js";
 
@@ -82,7 +83,8 @@ export class TurnTrace {
     const cost = prices.cost(event.model, usage);
     this.#spans.push(
       this.#span({
-        name: `llm ${event.model}`,
+        // As the GenAI conventions name a model call: the operation and the model.
+        name: `chat ${event.model}`,
         kind: "llm",
         startedAt: event.startedAt,
         endedAt: event.endedAt,
@@ -92,8 +94,12 @@ export class TurnTrace {
         usage,
         costUsd: cost.usd ?? null,
         attributes: {
-          "gen_ai.request.model": event.model,
+          [names.genAiOperation]: "chat",
+          [names.genAiRequestModel]: event.model,
           "gen_ai.response.finish_reasons": [event.finishReason],
+          // A model the price table does not know is marked, as the SDK and the ingest mark it,
+          // rather than costing $0.
+          ...(cost.usd === undefined ? { [names.costUnavailable]: cost.unavailable } : {}),
         },
       }),
     );

@@ -1,8 +1,11 @@
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { seccompArchOf } from "../../src/sandbox/runner/seccomp/filter.js";
-import { checkedSyscalls, deniedSyscalls } from "../../src/sandbox/runner/seccomp/syscalls.js";
+import { seccompArchOf } from "../../src/sandbox/runner/bubblewrap/seccomp/filter.js";
+import {
+  checkedSyscalls,
+  deniedSyscalls,
+} from "../../src/sandbox/runner/bubblewrap/seccomp/syscalls.js";
 import { needSandboxes, sandboxSuite } from "./helpers.js";
 
 // What a tenant's code can ask of the kernel, asked from inside a sandbox as an attacker would:

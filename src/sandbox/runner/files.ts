@@ -5,7 +5,7 @@ import { pipeline } from "node:stream/promises";
 import { CairnError, SandboxLimitError } from "../../core/errors/index.js";
 import { log } from "../../core/logger.js";
 import type { FileEntry } from "../../core/wire/files.js";
-import { EnterError, type EnteredProcess, enterSandbox } from "./enter.js";
+import { EnterError, type EnteredProcess, enterSandbox } from "./bubblewrap/enter.js";
 import type { LiveSandbox } from "./live-sandbox.js";
 
 export type { FileEntry } from "../../core/wire/files.js";

@@ -1,7 +1,7 @@
 import type { SandboxRecord } from "../../core/wire/sandbox.js";
+import type { Booted } from "./bubblewrap/sandbox-launcher.js";
 import type { EgressAttachment } from "./egress/sandbox-egress.js";
 import type { ExecSession } from "./exec/exec-session.js";
-import type { Booted } from "./sandbox-launcher.js";
 
 /** A sandbox whose processes the runner holds: what it needs to run, watch and stop it. */
 export interface LiveSandbox extends Booted {

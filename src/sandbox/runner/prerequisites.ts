@@ -1,11 +1,11 @@
 import { execFile } from "node:child_process";
 import { access, lstat, readFile, readlink, realpath } from "node:fs/promises";
 import { delimiter, dirname, join, resolve } from "node:path";
-import { detectCgroups } from "./cgroups/detect.js";
-import type { CgroupDriver } from "./cgroups/types.js";
+import { detectCgroups } from "./bubblewrap/cgroups/detect.js";
+import type { CgroupDriver } from "./bubblewrap/cgroups/types.js";
+import { seccompArchOf, seccompFilter } from "./bubblewrap/seccomp/filter.js";
 import { enterHelper } from "./enter-helper.js";
 import { findExecutable } from "./find-executable.js";
-import { seccompArchOf, seccompFilter } from "./seccomp/filter.js";
 
 /** One thing the runner needs, and whether this machine has it. */
 export interface PrerequisiteCheck {

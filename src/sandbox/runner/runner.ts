@@ -14,29 +14,29 @@ import type { ExecRecord } from "../../core/wire/exec-protocol.js";
 import type { ResolvedExecRequest } from "../../core/wire/exec-request.js";
 import type { SandboxRecord, SandboxStatus } from "../../core/wire/sandbox.js";
 import { Admission, type CapacityOptions, type Holding } from "./admission.js";
+import { type KeptWorkspace, keptWorkspacePath } from "./bubblewrap/kept-workspace.js";
+import { checkMounts, type SandboxMount } from "./bubblewrap/mounts.js";
+import { recoverRunner } from "./bubblewrap/recovery.js";
+import {
+  type BootExtras,
+  type Booted,
+  type RunnerHost,
+  SandboxLauncher,
+} from "./bubblewrap/sandbox-launcher.js";
 import { formatHostPattern, parseHostPattern } from "./egress/host-pattern.js";
 import type { EgressAttachment, SandboxEgress } from "./egress/sandbox-egress.js";
 import { ExecSession } from "./exec/exec-session.js";
 import { OutputBudget } from "./exec/output-buffer.js";
-import { type KeptWorkspace, keptWorkspacePath } from "./kept-workspace.js";
 import {
   defaultRunnerLimits,
   finishedExecsKept,
   type LiveSandbox,
   type RunnerLimits,
 } from "./live-sandbox.js";
-import { checkMounts, type SandboxMount } from "./mounts.js";
-import { recoverRunner } from "./recovery.js";
-import {
-  type BootExtras,
-  type Booted,
-  type RunnerHost,
-  SandboxLauncher,
-} from "./sandbox-launcher.js";
 import type { RunnerTemplate } from "./templates.js";
 
-export type { KeptWorkspace } from "./kept-workspace.js";
-export type { SandboxMount } from "./mounts.js";
+export type { KeptWorkspace } from "./bubblewrap/kept-workspace.js";
+export type { SandboxMount } from "./bubblewrap/mounts.js";
 
 /** Where the runner keeps sandboxes (the store's SandboxStore satisfies it). */
 export interface SandboxRecords {

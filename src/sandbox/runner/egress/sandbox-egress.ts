@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { appendFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { SandboxEntry } from "../enter.js";
+import type { SandboxEntry } from "../bubblewrap/enter.js";
 import type { EgressHosts } from "./addresses.js";
 import type { CertificateAuthority } from "./certificate-authority.js";
 import type { EgressPolicySource } from "./policy.js";

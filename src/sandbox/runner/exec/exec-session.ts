@@ -2,14 +2,14 @@ import { readdir, readFile } from "node:fs/promises";
 import { newExecId } from "../../../core/ids.js";
 import type { ExecRecord, ExecSignal } from "../../../core/wire/exec-protocol.js";
 import type { ResolvedExecRequest } from "../../../core/wire/exec-request.js";
-import type { CgroupUsage } from "../cgroups/types.js";
+import type { CgroupUsage } from "../bubblewrap/cgroups/types.js";
 import {
   EnterError,
   type EnteredProcess,
   enterSandbox,
   type ReadyEntry,
   type SandboxEntry,
-} from "../enter.js";
+} from "../bubblewrap/enter.js";
 import { sandboxUser } from "../sandbox-etc.js";
 import { defaultMaxLineBytes, type ExecStream, LineSplitter } from "./exec-lines.js";
 import type { ExecSessionPort } from "./exec-socket.js";

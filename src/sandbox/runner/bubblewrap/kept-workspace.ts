@@ -1,7 +1,7 @@
 import { realpathSync } from "node:fs";
 import { lstat, mkdir, rename, rm, rmdir, stat, statfs } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
-import { CairnError } from "../../core/errors/index.js";
+import { CairnError } from "../../../core/errors/index.js";
 import { hostCommand } from "./host-command.js";
 import { loopDevicesOf } from "./recovery.js";
 import type { Workspace } from "./workspace-disks.js";

@@ -1,6 +1,6 @@
 import { chown, mkdir, rm, rmdir, statfs } from "node:fs/promises";
 import { join } from "node:path";
-import { log } from "../../core/logger.js";
+import { log } from "../../../core/logger.js";
 import { hostCommand } from "./host-command.js";
 import { acquireKeptWorkspace } from "./kept-workspace.js";
 

@@ -1,7 +1,7 @@
 import { access, mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { ConfigurationError } from "../../../core/errors/configuration-error.js";
+import { ConfigurationError } from "../../../../core/errors/configuration-error.js";
 import { CgroupError } from "./cgroup-error.js";
 import type { ResourceLimits } from "./types.js";
 

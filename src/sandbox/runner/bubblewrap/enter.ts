@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { constants } from "node:os";
 import type { Readable, Writable } from "node:stream";
-import { sandboxUser } from "./sandbox-etc.js";
+import { sandboxUser } from "../sandbox-etc.js";
 
 /** What it takes to start a process inside one running sandbox. */
 export interface SandboxEntry {

@@ -1,7 +1,7 @@
 import { constants } from "node:fs";
 import { access, realpath, stat } from "node:fs/promises";
 import { dirname, isAbsolute, posix } from "node:path";
-import { CairnError } from "../../core/errors/index.js";
+import { CairnError } from "../../../core/errors/index.js";
 
 /** A host file or folder bound read-only into a sandbox. */
 export interface SandboxMount {

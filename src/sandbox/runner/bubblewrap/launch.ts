@@ -3,9 +3,9 @@ import { existsSync, lstatSync, readdirSync, readlinkSync, statSync } from "node
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
+import { sandboxEtcFiles, sandboxUser } from "../sandbox-etc.js";
+import type { RunnerTemplate } from "../templates.js";
 import type { SandboxMount } from "./mounts.js";
-import { sandboxEtcFiles, sandboxUser } from "./sandbox-etc.js";
-import type { RunnerTemplate } from "./templates.js";
 
 /** What the runner knows of the installed bubblewrap. */
 export interface BwrapInfo {

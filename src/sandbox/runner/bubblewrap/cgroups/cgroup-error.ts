@@ -1,4 +1,4 @@
-import { SandboxError } from "../../../core/errors/sandbox-error.js";
+import { SandboxError } from "../../../../core/errors/sandbox-error.js";
 
 const marker = Symbol.for("cairn.error.cgroup");
 

@@ -1,7 +1,7 @@
 import { readdir, readFile, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { SandboxError } from "../../core/errors/index.js";
-import { log } from "../../core/logger.js";
+import { SandboxError } from "../../../core/errors/index.js";
+import { log } from "../../../core/logger.js";
 import { listProcesses } from "./cgroups/kill-processes.js";
 import type { CgroupDriver } from "./cgroups/types.js";
 import { hostCommand } from "./host-command.js";

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { log } from "../../../core/logger.js";
-import type { SandboxCgroup } from "../cgroups/types.js";
-import { prepareEntry, type ReadyEntry, type SandboxEntry } from "../enter.js";
+import type { SandboxCgroup } from "./cgroups/types.js";
+import { prepareEntry, type ReadyEntry, type SandboxEntry } from "./enter.js";
 
 /** An exec helper made ahead, in the cgroup of the exec it will run. */
 export interface StandbyExec {

@@ -5,8 +5,11 @@ import { pipeline } from "node:stream/promises";
 import { CairnError, SandboxLimitError } from "../../core/errors/index.js";
 import { log } from "../../core/logger.js";
 import type { FileEntry } from "../../core/wire/files.js";
-import { EnterError, type EnteredProcess, enterSandbox } from "./bubblewrap/enter.js";
+import { enterSandbox } from "./bubblewrap/enter.js";
+import { sandboxProcess } from "./bubblewrap/processes.js";
 import type { LiveSandbox } from "./live-sandbox.js";
+import { ProcessStartError } from "./process-start-error.js";
+import type { SandboxProcess } from "./sandbox-process.js";
 
 export type { FileEntry } from "../../core/wire/files.js";
 
@@ -75,7 +78,7 @@ function inSandbox(
   sandbox: LiveSandbox,
   argv: readonly string[],
   input: "stdin" | "none" = "none",
-): EnteredProcess {
+): SandboxProcess {
   // Each is a process in the sandbox: a client cannot start them without bound.
   const operations = sandbox.fileOperations;
   if (operations.running >= operations.cap) {
@@ -84,12 +87,14 @@ function inSandbox(
     );
   }
   operations.running++;
-  const entered = enterSandbox(sandbox.entry, {
-    cwd: workspaceRoot,
-    argv,
-    env: { PATH: "/usr/bin:/bin", LANG: "C.UTF-8" },
-    cgroupProcs: sandbox.cgroup?.procsFiles ?? [],
-  });
+  const entered = sandboxProcess(
+    enterSandbox(sandbox.entry, {
+      cwd: workspaceRoot,
+      argv,
+      env: { PATH: "/usr/bin:/bin", LANG: "C.UTF-8" },
+      cgroupProcs: sandbox.cgroup?.procsFiles ?? [],
+    }),
+  );
   void entered.exited.finally(() => {
     operations.running--;
   });
@@ -98,7 +103,7 @@ function inSandbox(
 }
 
 /** Runs a command to its end; its stdout, or the error its stderr names. */
-async function complete(entered: EnteredProcess, what: string): Promise<Buffer> {
+async function complete(entered: SandboxProcess, what: string): Promise<Buffer> {
   const stdout: Buffer[] = [];
   let stderr = "";
   entered.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
@@ -108,22 +113,19 @@ async function complete(entered: EnteredProcess, what: string): Promise<Buffer> 
   try {
     await entered.started;
   } catch (error) {
-    if (error instanceof EnterError && error.errno === 2) throw missingTool(what, error);
+    if (error instanceof ProcessStartError && error.errno === 2) throw missingTool(what, error);
     // The helper's own words describe the host: they stay out of the answer.
     log.debug(`${what}: the sandbox could not run it`, error);
     throw new CairnError("unavailable", `${what}: the sandbox could not run it; retry`, {
       cause: error,
     });
   }
-  const [exit] = await Promise.all([
-    entered.exited,
-    new Promise((resolve) => entered.child.once("close", resolve)),
-  ]);
+  const [exit] = await Promise.all([entered.exited, entered.closed]);
   if (exit.exitCode !== 0) throw fileError(stderr, what);
   return Buffer.concat(stdout);
 }
 
-function missingTool(what: string, error: EnterError): CairnError {
+function missingTool(what: string, error: ProcessStartError): CairnError {
   const tool = /cannot run (\S+):/.exec(error.message)?.[1] ?? "a tool";
   return new CairnError(
     "invalid_request",

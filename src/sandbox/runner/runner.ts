@@ -14,8 +14,10 @@ import type { ExecRecord } from "../../core/wire/exec-protocol.js";
 import type { ResolvedExecRequest } from "../../core/wire/exec-request.js";
 import type { SandboxRecord, SandboxStatus } from "../../core/wire/sandbox.js";
 import { Admission, type CapacityOptions, type Holding } from "./admission.js";
+import { enterSandbox } from "./bubblewrap/enter.js";
 import { type KeptWorkspace, keptWorkspacePath } from "./bubblewrap/kept-workspace.js";
 import { checkMounts, type SandboxMount } from "./bubblewrap/mounts.js";
+import { execProcess } from "./bubblewrap/processes.js";
 import { recoverRunner } from "./bubblewrap/recovery.js";
 import {
   type BootExtras,
@@ -536,46 +538,39 @@ export class SandboxRunner {
     options: ExecOptions,
   ): Promise<ExecSession> {
     const id = sandbox.record.id;
-    const standby = sandbox.standby.take();
-    const child =
-      standby?.cgroup ?? (await sandbox.cgroup?.child(`ex${randomBytes(6).toString("hex")}`));
-    try {
-      this.stillRunning(sandbox);
-      const session = await ExecSession.start(
-        {
-          sandboxId: id,
-          entry: sandbox.entry,
-          env: this.settings.environmentFor?.(id) ?? {},
-          cgroupProcs: child?.procsFiles ?? [],
-          usage: async () => {
-            const usage = await child?.usage();
-            // Its cgroup goes once it is empty (hundreds of execs must not leave hundreds of
-            // cgroups); background processes it started keep theirs until the sandbox stops.
-            if (usage !== undefined && usage.pids === 0)
-              await child?.destroy().catch(() => undefined);
-            return usage;
-          },
-          // Every process of the exec, also those that left its session (setsid).
-          killAll: async () => child?.killAll(),
-          ...(child === undefined ? {} : { processes: () => child.processes() }),
+    const session = await ExecSession.start(
+      {
+        sandboxId: id,
+        env: this.settings.environmentFor?.(id) ?? {},
+        start: async (command) => {
+          const standby = sandbox.standby.take();
+          const child =
+            standby?.cgroup ?? (await sandbox.cgroup?.child(`ex${randomBytes(6).toString("hex")}`));
+          try {
+            this.stillRunning(sandbox);
+            const entered =
+              standby?.entry.usable === true
+                ? standby.entry.run(command)
+                : enterSandbox(sandbox.entry, { ...command, cgroupProcs: child?.procsFiles ?? [] });
+            return execProcess(entered, child);
+          } catch (error) {
+            await child?.destroy().catch(() => undefined);
+            throw error;
+          }
         },
-        request,
-        {
-          bufferBytes: this.limits.outputBufferBytes,
-          budget: this.outputBudget,
-          onLine: options.onLine,
-          maxLineBytes: options.maxLineBytes,
-          internal: options.internal,
-        },
-        standby?.entry,
-      );
-      sandbox.execs.set(session.execId, session);
-      this.forgetOldExecs(sandbox);
-      return session;
-    } catch (error) {
-      await child?.destroy().catch(() => undefined);
-      throw error;
-    }
+      },
+      request,
+      {
+        bufferBytes: this.limits.outputBufferBytes,
+        budget: this.outputBudget,
+        onLine: options.onLine,
+        maxLineBytes: options.maxLineBytes,
+        internal: options.internal,
+      },
+    );
+    sandbox.execs.set(session.execId, session);
+    this.forgetOldExecs(sandbox);
+    return session;
   }
 
   /** Refuses work on a sandbox that began stopping while a request waited. */

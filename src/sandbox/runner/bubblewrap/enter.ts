@@ -1,7 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { constants } from "node:os";
 import type { Readable, Writable } from "node:stream";
+import { ProcessStartError } from "../process-start-error.js";
 import { sandboxUser } from "../sandbox-etc.js";
+import type { ProcessCommand, ProcessExit } from "../sandbox-process.js";
 
 /** What it takes to start a process inside one running sandbox. */
 export interface SandboxEntry {
@@ -15,26 +17,9 @@ export interface SandboxEntry {
   readonly filter: Uint8Array;
 }
 
-/** What to run, once the helper is in the sandbox. */
-export interface EnterCommand {
-  /** Inside the sandbox. */
-  readonly cwd: string;
-  readonly argv: readonly string[];
-  /** The command's whole environment. */
-  readonly env: Readonly<Record<string, string>>;
-  /** A terminal of this size, made inside the sandbox; else pipes. */
-  readonly terminal?: { readonly cols: number; readonly rows: number } | undefined;
-}
-
-export interface EnterRequest extends EnterCommand {
+export interface EnterRequest extends ProcessCommand {
   /** The cgroup.procs files to join before anything runs (the exec's, or the sandbox's). */
   readonly cgroupProcs: readonly string[];
-}
-
-/** How a process started with {@link enterSandbox} ended. */
-export interface EnteredExit {
-  readonly exitCode: number | null;
-  readonly signal: NodeJS.Signals | null;
 }
 
 /** A process started inside a sandbox. */
@@ -47,18 +32,15 @@ export interface EnteredProcess {
   /** The command's host pid once it runs; rejects with the reason it could not start. */
   readonly started: Promise<number>;
   /** Settles when the command has ended (whatever still holds its pipes). */
-  readonly exited: Promise<EnteredExit>;
+  readonly exited: Promise<ProcessExit>;
   /** Resizes the terminal (terminal mode only). */
   resize(cols: number, rows: number): void;
 }
 
 /** Why a command could not start in a sandbox, with the errno the helper saw (0 if none). */
-export class EnterError extends Error {
-  constructor(
-    message: string,
-    readonly errno: number,
-  ) {
-    super(message);
+export class EnterError extends ProcessStartError {
+  constructor(message: string, errno: number) {
+    super(message, errno);
     this.name = "EnterError";
   }
 }
@@ -66,7 +48,7 @@ export class EnterError extends Error {
 /** An exec helper on its way into a sandbox (or there), waiting for what to run. */
 export interface ReadyEntry {
   /** Runs the command: the helper forks into the sandbox and executes it. Once only. */
-  run(command: EnterCommand): EnteredProcess;
+  run(command: ProcessCommand): EnteredProcess;
   /** Lets the helper go unused: it exits. */
   discard(): void;
   /** Still usable: not run, not discarded, not dead. */
@@ -118,7 +100,7 @@ export function prepareEntry(entry: SandboxEntry, cgroupProcs: readonly string[]
   });
   // Rejections nobody awaits are handled by whoever reads `exited`.
   started.catch(() => undefined);
-  let reported: EnteredExit | undefined;
+  let reported: ProcessExit | undefined;
   let lines = "";
   statusStream.setEncoding("utf8");
   statusStream.on("data", (text: string) => {
@@ -140,7 +122,7 @@ export function prepareEntry(entry: SandboxEntry, cgroupProcs: readonly string[]
   child.once("exit", (code, signal) => {
     helperExit = { code, signal };
   });
-  const exited = new Promise<EnteredExit>((resolve) => {
+  const exited = new Promise<ProcessExit>((resolve) => {
     const settle = (reason: string) => {
       settleStarted?.reject(new EnterError(reason, 0));
       resolve(

@@ -1,34 +1,20 @@
-import { readdir, readFile } from "node:fs/promises";
 import { newExecId } from "../../../core/ids.js";
 import type { ExecRecord, ExecSignal } from "../../../core/wire/exec-protocol.js";
 import type { ResolvedExecRequest } from "../../../core/wire/exec-request.js";
-import type { CgroupUsage } from "../bubblewrap/cgroups/types.js";
-import {
-  EnterError,
-  type EnteredProcess,
-  enterSandbox,
-  type ReadyEntry,
-  type SandboxEntry,
-} from "../bubblewrap/enter.js";
+import { ProcessStartError } from "../process-start-error.js";
 import { sandboxUser } from "../sandbox-etc.js";
+import type { ExecProcess, ProcessCommand, ProcessUsage } from "../sandbox-process.js";
 import { defaultMaxLineBytes, type ExecStream, LineSplitter } from "./exec-lines.js";
 import type { ExecSessionPort } from "./exec-socket.js";
 import { type OutputBudget, OutputBuffer } from "./output-buffer.js";
 import { SignalBatcher } from "./signal-batcher.js";
 
-/** Where the exec runs: the sandbox (entered through the helper) and the exec's own cgroup. */
+/** Where the exec runs: its sandbox, and how a command starts there (its driver's exec). */
 export interface ExecPlace {
   readonly sandboxId: string;
-  readonly entry: SandboxEntry;
   /** The sandbox's own variables (secret placeholders, proxy), under the exec's. */
   readonly env?: Readonly<Record<string, string>>;
-  readonly cgroupProcs: readonly string[];
-  /** The exec's cgroup usage, for its span; undefined when cgroups are not enforced. */
-  readonly usage: () => Promise<CgroupUsage | undefined>;
-  /** Kills every process of the exec's cgroup, those that left its session included. */
-  readonly killAll?: () => Promise<void>;
-  /** Host pids of the exec's processes (its cgroup's), to signal without scanning the host. */
-  readonly processes?: () => Promise<number[]>;
+  readonly start: (command: ProcessCommand) => Promise<ExecProcess>;
 }
 
 export type ExecState = ExecRecord["state"];
@@ -57,10 +43,9 @@ const exitGraceMs = 100;
 export const defaultOutputBufferBytes = 4 * 1024 * 1024;
 
 /**
- * One command running in a sandbox: started through the exec helper (enter.ts) inside the
- * sandbox's namespaces as the sandbox user, with its seccomp filter, in a cgroup of its own
- * inside the sandbox's. Its output goes to a bounded buffer with byte offsets that any number
- * of WebSockets read from; it outlives them all.
+ * One command running in a sandbox, started by its driver (driver.ts) as the sandbox user, with
+ * usage of its own. Its output goes to a bounded buffer with byte offsets that any number of
+ * WebSockets read from; it outlives them all.
  */
 export class ExecSession implements ExecSessionPort {
   readonly execId = newExecId();
@@ -69,17 +54,12 @@ export class ExecSession implements ExecSessionPort {
   endedAt: Date | undefined;
   exited: { exitCode: number | null; signal: string | null } | undefined;
   state: ExecState = "running";
-  /** CPU seconds and peak memory of the exec's cgroup, read when it ended. */
-  usage: CgroupUsage | undefined;
+  /** CPU seconds and peak memory of the exec, read when it ended. */
+  usage: ProcessUsage | undefined;
   private readonly exitListeners = new Set<(exit: NonNullable<ExecSession["exited"]>) => void>();
-  private process: EnteredProcess | undefined;
+  private process: ExecProcess | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private endReason: ExecState | undefined;
-  /**
-   * Host pid of the command (it leads its own session and process group), once it runs;
-   * undefined if it could not start.
-   */
-  private pid: Promise<number | undefined> = Promise.resolve(undefined);
 
   /** Lines of its output to an internal caller (the agents service), when it asked. */
   private readonly lines: LineSplitter | undefined;
@@ -107,11 +87,10 @@ export class ExecSession implements ExecSessionPort {
     place: ExecPlace,
     request: ResolvedExecRequest,
     output: ExecOutputOptions = {},
-    ready?: ReadyEntry,
   ): Promise<ExecSession> {
     const session = new ExecSession(place, request, output);
     try {
-      session.spawn(ready);
+      session.follow(await place.start(session.command()));
     } catch (error) {
       session.output.release();
       throw error;
@@ -213,19 +192,10 @@ export class ExecSession implements ExecSessionPort {
 
   /** However many signals arrive at once, one look for the processes per batch of them. */
   private readonly signals = new SignalBatcher(async (names) => {
-    const leader = await this.pid;
-    if (this.exited !== undefined || leader === undefined) return;
-    if (names.includes("SIGKILL")) sendSignal(-leader, "SIGKILL");
-    const others = names.filter((name) => name !== "SIGKILL");
-    if (others.length === 0) return;
-    // The exec's own processes: its cgroup's (not the helper, which waits outside the
-    // sandbox), else the members of its session, found by reading the host's /proc.
-    const helper = this.process?.child.pid;
-    const targets =
-      this.place.processes === undefined
-        ? await sessionMembers(leader)
-        : (await this.place.processes().catch(() => [leader])).filter((pid) => pid !== helper);
-    for (const name of others) for (const pid of targets) sendSignal(pid, name);
+    const running = this.process;
+    await running?.started.catch(() => undefined);
+    if (this.exited !== undefined || running === undefined) return;
+    await running.signal(names);
   });
 
   /** Stops it for good (SIGKILL), recording why; settles once its processes are gone. */
@@ -233,8 +203,8 @@ export class ExecSession implements ExecSessionPort {
     if (this.exited !== undefined) return;
     this.endReason ??= reason;
     this.signal("SIGKILL");
-    // A command that called setsid is out of the group: its cgroup still holds it.
-    await this.place.killAll?.();
+    // A command that called setsid is out of the group: its driver still finds it.
+    await this.process?.killAll();
   }
 
   pause(): void {
@@ -247,10 +217,10 @@ export class ExecSession implements ExecSessionPort {
     this.process?.stderr.resume();
   }
 
-  /** Runs the command through `ready` (a helper made ahead in the exec's cgroup), or a new one. */
-  private spawn(ready: ReadyEntry | undefined): void {
+  /** What the driver runs: the request, with the sandbox's variables under the request's. */
+  private command(): ProcessCommand {
     const { cmd, args, cwd, pty } = this.request;
-    const command = {
+    return {
       cwd,
       argv: [cmd, ...args],
       env: {
@@ -261,10 +231,10 @@ export class ExecSession implements ExecSessionPort {
       },
       terminal: pty,
     };
-    const entered =
-      ready?.usable === true
-        ? ready.run(command)
-        : enterSandbox(this.place.entry, { ...command, cgroupProcs: this.place.cgroupProcs });
+  }
+
+  /** Reads the started command's output and waits for its end. */
+  private follow(entered: ExecProcess): void {
     this.process = entered;
     entered.stdout.on("data", (chunk: Buffer) => this.emit(1, chunk));
     entered.stderr.on("data", (chunk: Buffer) => this.emit(2, chunk));
@@ -272,7 +242,7 @@ export class ExecSession implements ExecSessionPort {
     // command left behind may hold the pipes open for ever, so the exec also ends shortly
     // after the command itself exits, with what its pipes gave until then.
     let closed = false;
-    entered.child.once("close", () => {
+    void entered.closed.then(() => {
       closed = true;
       void entered.exited.then((exit) => this.finish(exit.exitCode, exit.signal));
     });
@@ -284,17 +254,13 @@ export class ExecSession implements ExecSessionPort {
         this.finish(exit.exitCode, exit.signal);
       }, exitGraceMs).unref();
     });
-    this.pid = entered.started.then(
-      (pid) => pid,
-      (error: unknown) => {
-        // The command could not run (no such program, a bad cwd, a sandbox that just
-        // stopped): the exec exists, ends as failed, and says why on its stderr.
-        const message = error instanceof EnterError ? error.message : String(error);
-        this.endReason = "failed";
-        this.emit(2, Buffer.from(`cairn: could not start the command: ${message}\n`));
-        return undefined;
-      },
-    );
+    void entered.started.catch((error: unknown) => {
+      // The command could not run (no such program, a bad cwd, a sandbox that just
+      // stopped): the exec exists, ends as failed, and says why on its stderr.
+      const message = error instanceof ProcessStartError ? error.message : String(error);
+      this.endReason = "failed";
+      this.emit(2, Buffer.from(`cairn: could not start the command: ${message}\n`));
+    });
     if (this.request.timeoutMs !== undefined) {
       this.timer = setTimeout(() => {
         // The sandbox's own stop kills whatever this could not.
@@ -316,8 +282,7 @@ export class ExecSession implements ExecSessionPort {
     this.endedAt = new Date();
     this.state = this.endReason ?? (signal === "SIGKILL" ? "killed" : "exited");
     const exit = { exitCode: code, signal };
-    void this.place
-      .usage()
+    void (this.process?.usage() ?? Promise.resolve(undefined))
       .then((usage) => {
         this.usage = usage;
       })
@@ -328,25 +293,4 @@ export class ExecSession implements ExecSessionPort {
         this.exitListeners.clear();
       });
   }
-}
-
-function sendSignal(pid: number, name: NodeJS.Signals): void {
-  try {
-    process.kill(pid, name);
-  } catch {
-    // Already gone.
-  }
-}
-
-/** Host pids of the processes in the session `leader` leads, the leader first. */
-async function sessionMembers(leader: number): Promise<number[]> {
-  const members: number[] = [leader];
-  for (const entry of await readdir("/proc").catch(() => [] as string[])) {
-    if (!/^\d+$/.test(entry) || Number(entry) === leader) continue;
-    const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
-    // pid (comm) state ppid pgrp session …: comm may hold spaces, so read after its ')'.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (Number(fields[3]) === leader) members.push(Number(entry));
-  }
-  return members;
 }

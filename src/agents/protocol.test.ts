@@ -78,4 +78,74 @@ describe("parseCoreMessage", () => {
     });
     expect(parseCoreMessage('{"type":"shout"}').ok).toBe(false);
   });
+
+  // Any process of the agent's sandbox can write the core's lines: the service takes nothing on trust.
+  const turn = { turnId: "turn_1" };
+  const llm = {
+    type: "llm",
+    ...turn,
+    startedAt: 1,
+    endedAt: 2,
+    model: "m",
+    usage: { promptTokens: 3, completionTokens: 4 },
+    finishReason: "stop",
+    request: { messageCount: 1 },
+    response: { text: "", toolCalls: [] },
+  };
+  const valid = [
+    { type: "ready", tools: [{ name: "run_command", description: "Runs.", parameters: {} }] },
+    { type: "fatal", message: "no" },
+    { type: "reasoning-delta", ...turn, delta: "" },
+    llm,
+    { type: "tool-call", ...turn, toolCallId: "c", toolName: "t", input: "{", runsOn: "core" },
+    {
+      type: "tool-output",
+      ...turn,
+      toolCallId: "c",
+      output: null,
+      isError: false,
+      startedAt: 1,
+      endedAt: 2,
+    },
+    {
+      type: "finish",
+      ...turn,
+      finishReason: "stop",
+      messages: [{ role: "assistant", content: null }],
+    },
+    { type: "turn-error", ...turn, kind: "upstream_4xx", message: "401", status: 401 },
+  ];
+
+  it("takes every event the core writes", () => {
+    for (const event of valid)
+      expect(parseCoreMessage(JSON.stringify(event))).toMatchObject({ ok: true });
+  });
+
+  it("refuses an event whose fields are not what the protocol says", () => {
+    for (const event of [
+      { type: "ready", tools: "x" },
+      { type: "ready", tools: [null] },
+      { type: "ready", tools: [{ name: "bad name", description: "d", parameters: {} }] },
+      { type: "ready", tools: [{ name: "t", description: "d" }] },
+      { type: "fatal", message: { text: "no" } },
+      { type: "text-delta", ...turn, delta: 1 },
+      { ...llm, usage: { promptTokens: 1e300, completionTokens: 0 } },
+      { ...llm, usage: { promptTokens: 1.5, completionTokens: 0 } },
+      { ...llm, usage: { promptTokens: -1, completionTokens: 0 } },
+      { ...llm, model: { name: "m" } },
+      { ...llm, startedAt: "yesterday" },
+      { ...llm, response: null },
+      { type: "tool-call", ...turn, toolCallId: "c", toolName: "t", runsOn: "host" },
+      { type: "tool-output", ...turn, toolCallId: "c", isError: "no", startedAt: 1, endedAt: 2 },
+      { type: "finish", ...turn, finishReason: "stop", messages: "x" },
+      { type: "finish", ...turn, finishReason: "stop", messages: [{ role: "root", content: "x" }] },
+      { type: "turn-error", ...turn, kind: "bogus", message: "x" },
+      { type: "turn-error", ...turn, kind: "other", message: "x", status: "500" },
+    ]) {
+      expect({ event, ok: parseCoreMessage(JSON.stringify(event)).ok }).toEqual({
+        event,
+        ok: false,
+      });
+    }
+  });
 });

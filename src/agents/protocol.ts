@@ -397,9 +397,101 @@ const coreMessageTypes = new Set<CoreToServiceMessage["type"]>([
   "turn-error",
 ]);
 
+const turnErrorKinds = new Set<unknown>([
+  "upstream_4xx",
+  "transient",
+  "other",
+] satisfies TurnErrorKind[]);
+
+/** A token count or a message count: a whole number, 0 or more. */
+export function isWholeCount(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 0;
+}
+
+/** Epoch milliseconds, as the core's clock gives them. */
+function isTime(value: unknown): value is number {
+  return Number.isSafeInteger(value);
+}
+
+function isToolDescriptor(value: unknown): value is AgentToolDescriptor {
+  return (
+    isRecord(value) &&
+    typeof value.name === "string" &&
+    agentToolNamePattern.test(value.name) &&
+    typeof value.description === "string" &&
+    isRecord(value.parameters)
+  );
+}
+
+/** What is wrong with the fields of a core message of a known type, or undefined. */
+function coreMessageProblem(message: Record<string, unknown>): string | undefined {
+  const { type } = message;
+  switch (type) {
+    case "ready":
+      return Array.isArray(message.tools) && message.tools.every(isToolDescriptor)
+        ? undefined
+        : "ready.tools must be an array of {name, description, parameters}";
+    case "fatal":
+      return typeof message.message === "string" ? undefined : "fatal.message must be a string";
+    case "text-delta":
+    case "reasoning-delta":
+      return typeof message.delta === "string" ? undefined : `${type}.delta must be a string`;
+    case "llm": {
+      const { usage, request, response } = message;
+      const fits =
+        isTime(message.startedAt) &&
+        isTime(message.endedAt) &&
+        nonEmptyString(message.model) &&
+        typeof message.finishReason === "string" &&
+        isRecord(usage) &&
+        isWholeCount(usage.promptTokens) &&
+        isWholeCount(usage.completionTokens) &&
+        isRecord(request) &&
+        isWholeCount(request.messageCount) &&
+        isRecord(response) &&
+        typeof response.text === "string" &&
+        Array.isArray(response.toolCalls);
+      return fits
+        ? undefined
+        : "llm needs times, a model, a finishReason, whole token counts, request and response";
+    }
+    case "tool-call":
+      return nonEmptyString(message.toolCallId) &&
+        nonEmptyString(message.toolName) &&
+        (message.runsOn === "core" || message.runsOn === "service")
+        ? undefined
+        : "tool-call needs a toolCallId, a toolName and runsOn core or service";
+    case "tool-output":
+      return nonEmptyString(message.toolCallId) &&
+        typeof message.isError === "boolean" &&
+        isTime(message.startedAt) &&
+        isTime(message.endedAt)
+        ? undefined
+        : "tool-output needs a toolCallId, isError and times";
+    case "finish": {
+      if (typeof message.finishReason !== "string") return "finish.finishReason must be a string";
+      if (!Array.isArray(message.messages)) return "finish.messages must be an array";
+      for (const [index, entry] of message.messages.entries()) {
+        const problem = chatMessageProblem(entry, index);
+        if (problem !== undefined) return `finish.${problem}`;
+      }
+      return undefined;
+    }
+    case "turn-error":
+      return typeof message.message === "string" &&
+        turnErrorKinds.has(message.kind) &&
+        (message.status === undefined || Number.isSafeInteger(message.status))
+        ? undefined
+        : "turn-error needs a message, a kind of upstream_4xx, transient or other, and a whole status if any";
+    default:
+      return `unknown message type ${JSON.stringify(type)}`;
+  }
+}
+
 /**
- * One line of the core's stdout, for the service: checks that it is an object of a known type
- * (with a turnId for turn events); the core writes the fields as the types above say.
+ * One line of the core's stdout, for the service: an object of a known type (with a turnId for
+ * turn events) whose fields are what the types above say. Any process in the agent's sandbox can
+ * write the core's lines, so nothing the service reads is taken on trust.
  */
 export function parseCoreMessage(line: string): Parsed<CoreToServiceMessage> {
   const json = parseJson(line);
@@ -411,5 +503,7 @@ export function parseCoreMessage(line: string): Parsed<CoreToServiceMessage> {
   if (message.type !== "ready" && message.type !== "fatal" && !nonEmptyString(message.turnId)) {
     return { ok: false, error: `${String(message.type)} needs a turnId` };
   }
+  const problem = coreMessageProblem(message);
+  if (problem !== undefined) return { ok: false, error: problem };
   return { ok: true, value: message as unknown as CoreToServiceMessage };
 }

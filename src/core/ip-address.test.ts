@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { embeddedIpv4, loopbackAddress } from "./ip-address.js";
+import { embeddedIpv4, isLinkLocalOrMetadata, loopbackAddress } from "./ip-address.js";
 
 /** A host as the URL parser leaves it, which is what the checks read. */
 const hostOf = (url: string) => new URL(url).hostname;
@@ -58,5 +58,47 @@ describe("embeddedIpv4", () => {
     expect(embeddedIpv4("64:ff9b::10.1.2.3")).toBeUndefined();
     expect(embeddedIpv4("fe80::1")).toBeUndefined();
     expect(embeddedIpv4("not:an:address")).toBeUndefined();
+  });
+});
+
+describe("isLinkLocalOrMetadata", () => {
+  it("knows the metadata services' addresses in every notation the URL parser leaves", () => {
+    for (const url of [
+      "http://169.254.169.254/",
+      "http://2852039166/",
+      "http://0xa9fea9fe/",
+      "http://169.254.1.1:8080/",
+      "http://[fd00:ec2::254]/",
+      "http://[FD00:EC2:0:0:0:0:0:254]/",
+      "http://[fe80::1]/",
+      "http://[febf::1]/",
+      "http://[::ffff:169.254.169.254]/",
+      "http://[::169.254.169.254]/",
+      "http://[64:ff9b::169.254.169.254]/",
+    ]) {
+      expect({ url, linkLocal: isLinkLocalOrMetadata(new URL(url).hostname) }).toEqual({
+        url,
+        linkLocal: true,
+      });
+    }
+  });
+
+  it("leaves every other host alone", () => {
+    for (const url of [
+      "http://169.255.0.1/",
+      "http://10.0.0.1/",
+      "http://127.0.0.1/",
+      "http://[fec0::1]/",
+      "http://[fd00:ec2::253]/",
+      "http://[::ffff:10.0.0.1]/",
+      "http://[2001:db8::a9fe:a9fe]/",
+      "http://metadata.google.internal/",
+      "http://api.openai.com/",
+    ]) {
+      expect({ url, linkLocal: isLinkLocalOrMetadata(new URL(url).hostname) }).toEqual({
+        url,
+        linkLocal: false,
+      });
+    }
   });
 });

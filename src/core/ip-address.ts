@@ -67,3 +67,23 @@ export function loopbackAddress(hostname: string): string | undefined {
   if (ipv4.startsWith("127.")) return ipv4;
   return ipv4 === "0.0.0.0" ? "127.0.0.1" : undefined;
 }
+
+/** fd00:ec2::254, the metadata service of EC2 over IPv6. */
+const ec2MetadataWords = [0xfd00, 0xec2, 0, 0, 0, 0, 0, 0x254];
+
+/**
+ * Whether a URL's host (`url.hostname`, brackets and all) is a link-local address, where clouds
+ * serve their instance metadata: 169.254.0.0/16 and fe80::/10, fd00:ec2::254, and the IPv6 forms
+ * (IPv4-mapped, IPv4-compatible, NAT64) of a 169.254.x address.
+ */
+export function isLinkLocalOrMetadata(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/^\[|\]$/g, "");
+  if (/^\d+\.\d+\.\d+\.\d+$/.test(host)) return host.startsWith("169.254.");
+  const words = host.includes(":") ? ipv6Words(host) : undefined;
+  if (words === undefined) return false;
+  if (((words[0] as number) & 0xffc0) === 0xfe80) return true;
+  if (words.every((word, index) => word === ec2MetadataWords[index])) return true;
+  // 169.254 (0xa9fe) in the last 32 bits of an IPv4-mapped, IPv4-compatible or NAT64 address.
+  const nat64 = words[0] === 0x64 && words[1] === 0xff9b && words.slice(2, 6).every((w) => w === 0);
+  return (nat64 || embeddedIpv4(host) !== undefined) && words[6] === 0xa9fe;
+}

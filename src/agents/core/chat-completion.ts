@@ -4,7 +4,12 @@
 
 import type { IncomingMessage } from "node:http";
 import { setTimeout as delay } from "node:timers/promises";
-import type { AgentToolDescriptor, OpenAIChatMessage, OpenAIToolCall } from "../protocol.js";
+import {
+  type AgentToolDescriptor,
+  isWholeCount,
+  type OpenAIChatMessage,
+  type OpenAIToolCall,
+} from "../protocol.js";
 import { ModelCallError } from "./model-call-error.js";
 import { errorMessage } from "./output.js";
 import { ConnectError, openRequest } from "./proxy-request.js";
@@ -235,8 +240,9 @@ async function readCompletion(
     if (typeof chunk.model === "string" && chunk.model !== "") step.model = chunk.model;
     if (isRecord(chunk.usage)) {
       const { prompt_tokens: prompt, completion_tokens: completion } = chunk.usage;
-      if (typeof prompt === "number") step.usage.promptTokens = prompt;
-      if (typeof completion === "number") step.usage.completionTokens = completion;
+      // Whole counts only: the service refuses an llm event whose counts are not.
+      if (isWholeCount(prompt)) step.usage.promptTokens = prompt;
+      if (isWholeCount(completion)) step.usage.completionTokens = completion;
     }
     const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
     if (!isRecord(choice)) return;

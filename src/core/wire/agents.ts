@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { loopbackAddress } from "../ip-address.js";
+import { isLinkLocalOrMetadata, loopbackAddress } from "../ip-address.js";
 import { createSandboxRequestSchema, sandboxTagsSchema } from "./sandbox-request.js";
 import { cpuCountSchema, diskMBSchema, memoryMBSchema } from "./sandbox-sizes.js";
 import { secretKeySchema, secretStoreNameSchema } from "./secrets.js";
@@ -44,11 +44,15 @@ export function parseAgentSecretReference(reference: string): { store: string; k
   return { store: reference.slice(0, slash), key: reference.slice(slash + 1) };
 }
 
+/** The longest model baseURL, in characters. */
+export const maxAgentBaseURLLength = 2048;
+
 /**
- * What is wrong with an OpenAI-compatible API's base, or undefined: it must be http(s), with no
- * credentials, query or fragment, and not on loopback (the agent calls it from its sandbox,
- * whose loopback is its own). The sentence follows the field's name (`model.baseURL`,
- * `--base-url`).
+ * What is wrong with an OpenAI-compatible API's base, or undefined: it must be http(s), at most
+ * 2048 characters, with no credentials, query or fragment, not on a link-local address (cloud
+ * metadata: the agent's sandbox is opened to the model's host), and not on loopback (the agent
+ * calls it from its sandbox, whose loopback is its own). The sentence follows the field's name
+ * (`model.baseURL`, `--base-url`).
  */
 export function agentBaseURLProblem(value: string): string | undefined {
   let url: URL | undefined;
@@ -58,6 +62,9 @@ export function agentBaseURLProblem(value: string): string | undefined {
     url = undefined;
   }
   const example = 'write the API\'s base, e.g. "https://api.example.com/v1"';
+  if (value.length > maxAgentBaseURLLength) {
+    return `is longer than ${maxAgentBaseURLLength} characters; ${example}`;
+  }
   if (url === undefined) return `is not a URL; ${example}`;
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     return `must be http:// or https://; ${example}`;
@@ -67,6 +74,9 @@ export function agentBaseURLProblem(value: string): string | undefined {
   }
   if (url.search !== "" || url.hash !== "") {
     return `must not have a query or a fragment; ${example}`;
+  }
+  if (isLinkLocalOrMetadata(url.hostname)) {
+    return `${url.host} is a link-local address, where clouds serve their instance metadata (169.254.169.254, fd00:ec2::254): an agent's sandbox is never opened to one; ${example}`;
   }
   const loopback = loopbackAddress(url.hostname);
   if (loopback === undefined) return undefined;
@@ -86,7 +96,7 @@ export const agentBaseURLSchema = z.string().superRefine((value, context) => {
 /** The model an agent calls: an OpenAI-compatible `chat/completions` endpoint. */
 export const agentModelSchema = z.strictObject({
   baseURL: agentBaseURLSchema.describe(
-    "the API's base, http(s); the core calls <baseURL>/chat/completions from the agent's sandbox, so not a loopback host (localhost, 127.0.0.0/8, ::1, 0.0.0.0): a server on the service's host is reached by a name that egress.hosts (cairn dev --egress-host) maps to it",
+    "the API's base, http(s), at most 2048 characters; the core calls <baseURL>/chat/completions from the agent's sandbox, so not a loopback host (localhost, 127.0.0.0/8, ::1, 0.0.0.0): a server on the service's host is reached by a name that egress.hosts (cairn dev --egress-host) maps to it; nor a link-local one (169.254.0.0/16, fe80::/10, fd00:ec2::254: cloud metadata)",
   ),
   model: z.string().min(1, "model.model is empty").max(256),
   /** The key, as `<store>/<KEY>`; absent: the model is called without Authorization. */
@@ -98,8 +108,9 @@ export const agentModelSchema = z.strictObject({
 });
 
 const packageName = /^(?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/;
-// A version, a range or a dist-tag: nothing that reads as a URL, a path, git or an alias (no : / #).
-const packageRange = /^[A-Za-z0-9.^~<>=*|+ -]{1,100}$/;
+// A version, a range or a dist-tag: nothing that reads as a URL, a path, git or an alias (no : / #),
+// nor as a folder or a tarball on disk, which npm takes a leading "." or a .tgz or .tar end for.
+const packageRange = /^(?!\.)(?!.*\.(?:tgz|tar|tar\.gz)$)[A-Za-z0-9.^~<>=*|+ -]{1,100}$/i;
 
 /** The package name of a spec the schema below accepted (`@scope/name@1.2.3` → `@scope/name`). */
 export function agentPackageName(spec: string): string {

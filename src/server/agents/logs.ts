@@ -9,6 +9,17 @@ export interface NumberedLogLine extends AgentLogLine {
 /** The longest line kept, in characters: the rest is cut, saying so. */
 const maxLineLength = 8192;
 
+/**
+ * `text`, or its first `max` characters and how many more there were. The cut is a copy: V8
+ * keeps the whole of a string alive for as long as a slice of it lives, and a line that a process
+ * in an agent's sandbox wrote may be 16 MiB.
+ */
+export function cutLine(text: string, max = maxLineLength): string {
+  if (text.length <= max) return text;
+  const kept = Buffer.from(text.slice(0, max), "utf16le").toString("utf16le");
+  return `${kept}… (${text.length - max} more characters)`;
+}
+
 interface AgentLog {
   readonly ring: EventRing<NumberedLogLine>;
   /** Each follower's line listener, and what ends its stream. */
@@ -41,10 +52,7 @@ export class AgentLogs {
       id: log.nextId++,
       time: new Date().toISOString(),
       stream,
-      line:
-        text.length > maxLineLength
-          ? `${text.slice(0, maxLineLength)}… (${text.length - maxLineLength} more characters)`
-          : text,
+      line: cutLine(text),
     };
     log.ring.push(line);
     for (const listener of log.listeners.keys()) listener(line);

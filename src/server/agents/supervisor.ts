@@ -13,7 +13,7 @@ import { agentPackageName, parseAgentSecretReference } from "../../core/wire/age
 import type { ExecSession } from "../../sandbox/runner/exec/exec-session.js";
 import type { SandboxRunner } from "../../sandbox/runner/runner.js";
 import { type CoreCopy, copyAgentCore } from "./core-copy.js";
-import type { AgentLogs } from "./logs.js";
+import { type AgentLogs, cutLine } from "./logs.js";
 import {
   type AgentPlace,
   AgentStepError,
@@ -63,8 +63,9 @@ const sandboxTimeoutSeconds = 86_400;
 const renewEveryMs = 3_600_000;
 /** How long a core gets to exit by itself once its stdin is closed. */
 const coreExitGraceMs = 3000;
-/** Lines of a core's stderr kept to say why it exited. */
+/** Lines of a core's stderr kept to say why it exited, and how much of each (and of a fatal). */
 const stderrLinesKept = 5;
+const reasonLength = 500;
 
 /** One run of an agent's core. */
 interface CoreRun {
@@ -360,7 +361,7 @@ export class AgentSupervisor {
   private coreLine(s: Supervised, core: CoreRun, stream: "stdout" | "stderr", line: string): void {
     if (stream === "stderr") {
       this.options.logs.add(s.agentId, "stderr", line);
-      core.stderr.push(line);
+      core.stderr.push(cutLine(line, reasonLength));
       if (core.stderr.length > stderrLinesKept) core.stderr.shift();
       return;
     }
@@ -371,6 +372,11 @@ export class AgentSupervisor {
     }
     const event = parsed.value;
     if (event.type === "ready") {
+      // Said once, first: a later one is a line some process of the sandbox wrote.
+      if (core.connection !== undefined) {
+        this.options.logs.add(s.agentId, "stdout", line);
+        return;
+      }
       if (s.core !== core) return;
       core.connection = connectionOf(s, core, event.tools);
       this.setState(s, { state: "ready", tools: event.tools });
@@ -383,7 +389,7 @@ export class AgentSupervisor {
       return;
     }
     if (event.type === "fatal") {
-      core.fatal = event.message;
+      core.fatal = cutLine(event.message, reasonLength);
       return;
     }
     for (const listener of core.listeners) {

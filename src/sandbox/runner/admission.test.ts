@@ -1,10 +1,11 @@
-import { statfsSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
 import { SandboxCapacityError } from "../../core/errors/index.js";
 import { Admission } from "./admission.js";
 
 const small = { memoryMB: 1024, cpuCount: 1, diskMB: 20 };
+
+/** What a driver says is free for workspaces. */
+const freeSpace = (megabytes: number) => async () => megabytes * 1024 * 1024;
 
 async function refusal(work: Promise<void> | (() => void)): Promise<SandboxCapacityError> {
   try {
@@ -21,7 +22,7 @@ describe("admission", () => {
   it("admits while memory, CPUs and disk fit, and names the one that does not", async () => {
     const admission = new Admission(
       { memoryMB: 2048, cpuCount: 1, diskMB: 100, overcommit: { cpu: 4 } },
-      tmpdir(),
+      freeSpace(100_000),
     );
     await admission.admit(small, [], true);
     await admission.admit(small, [small], true);
@@ -47,10 +48,9 @@ describe("admission", () => {
     await admission.admit({ ...small, memoryMB: 1, diskMB: 90 }, [small], false);
   });
 
-  it("promises disk from the free space where workspaces live, less what they may still write", async () => {
-    const admission = new Admission({}, tmpdir());
-    const stats = statfsSync(tmpdir());
-    const freeMB = Math.floor((stats.bavail * stats.bsize) / 1024 / 1024);
+  it("promises disk from the free space the driver reports, less what workspaces may still write", async () => {
+    const freeMB = 50_000;
+    const admission = new Admission({}, freeSpace(freeMB));
     const tiny = { memoryMB: 1, cpuCount: 0.01 };
     await admission.admit({ ...tiny, diskMB: freeMB - 100 }, [], true);
     await refusal(admission.admit({ ...tiny, diskMB: freeMB + 100 }, [], true));
@@ -64,7 +64,7 @@ describe("admission", () => {
   it("admits a resize that fits, and refuses growth past the capacity", async () => {
     const admission = new Admission(
       { memoryMB: 4096, cpuCount: 2, overcommit: { cpu: 1 } },
-      tmpdir(),
+      freeSpace(100_000),
     );
     admission.admitResize({ memoryMB: 3072, cpuCount: 1 }, [small]);
     admission.admitResize({ memoryMB: -512, cpuCount: -1 }, [small, small, small, small]);
@@ -75,7 +75,10 @@ describe("admission", () => {
   });
 
   it("overcommits as configured", async () => {
-    const admission = new Admission({ memoryMB: 1024, overcommit: { memory: 2 } }, tmpdir());
+    const admission = new Admission(
+      { memoryMB: 1024, overcommit: { memory: 2 } },
+      freeSpace(100_000),
+    );
     await admission.admit(small, [small], false);
     await refusal(admission.admit(small, [small, small], false));
   });

@@ -1,4 +1,3 @@
-import { statfs } from "node:fs/promises";
 import { availableParallelism, totalmem } from "node:os";
 import { SandboxCapacityError } from "../../core/errors/index.js";
 
@@ -42,8 +41,8 @@ export class Admission {
 
   constructor(
     private readonly options: CapacityOptions,
-    /** A folder on the filesystem that holds the workspaces' images. */
-    private readonly diskFolder: string,
+    /** The free space for workspaces, in bytes (SandboxDriver.freeDiskBytes). */
+    private readonly freeDiskBytes: () => Promise<number>,
   ) {
     this.overcommit = {
       memory: options.overcommit?.memory ?? 1,
@@ -132,8 +131,7 @@ export class Admission {
 
   private async diskBytes(): Promise<number> {
     if (this.options.diskMB !== undefined) return this.options.diskMB * megabyte;
-    const stats = await statfs(this.diskFolder);
-    return stats.bavail * stats.bsize;
+    return this.freeDiskBytes();
   }
 
   private check(

@@ -5,8 +5,6 @@ import { pipeline } from "node:stream/promises";
 import { CairnError, SandboxLimitError } from "../../core/errors/index.js";
 import { log } from "../../core/logger.js";
 import type { FileEntry } from "../../core/wire/files.js";
-import { enterSandbox } from "./bubblewrap/enter.js";
-import { sandboxProcess } from "./bubblewrap/processes.js";
 import type { LiveSandbox } from "./live-sandbox.js";
 import { ProcessStartError } from "./process-start-error.js";
 import type { SandboxProcess } from "./sandbox-process.js";
@@ -73,7 +71,7 @@ function isInside(path: string): boolean {
   return path === workspaceRoot || path.startsWith(`${workspaceRoot}/`);
 }
 
-/** Runs a command inside the sandbox as its user, in its cgroup, with its seccomp filter. */
+/** Runs a file tool inside the sandbox, as its user, through its driver. */
 function inSandbox(
   sandbox: LiveSandbox,
   argv: readonly string[],
@@ -87,14 +85,11 @@ function inSandbox(
     );
   }
   operations.running++;
-  const entered = sandboxProcess(
-    enterSandbox(sandbox.entry, {
-      cwd: workspaceRoot,
-      argv,
-      env: { PATH: "/usr/bin:/bin", LANG: "C.UTF-8" },
-      cgroupProcs: sandbox.cgroup?.procsFiles ?? [],
-    }),
-  );
+  const entered = sandbox.driver.fileTool(sandbox.record.id, {
+    cwd: workspaceRoot,
+    argv,
+    env: { PATH: "/usr/bin:/bin", LANG: "C.UTF-8" },
+  });
   void entered.exited.finally(() => {
     operations.running--;
   });

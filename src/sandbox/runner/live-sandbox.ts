@@ -1,24 +1,27 @@
 import type { SandboxRecord } from "../../core/wire/sandbox.js";
-import type { Booted } from "./bubblewrap/sandbox-launcher.js";
-import type { EgressAttachment } from "./egress/sandbox-egress.js";
+import type { EgressGrants, SandboxDriver } from "./driver.js";
 import type { ExecSession } from "./exec/exec-session.js";
 
-/** A sandbox whose processes the runner holds: what it needs to run, watch and stop it. */
-export interface LiveSandbox extends Booted {
+/** A sandbox the runner runs: what it needs to run, watch and stop it. */
+export interface LiveSandbox {
   record: SandboxRecord;
   readonly projectId: string;
+  /** What runs it: execs and file operations go through its driver, by the sandbox's id. */
+  readonly driver: SandboxDriver;
   readonly execs: Map<string, ExecSession>;
   /** Execs admitted and still starting (not yet in `execs`). */
   startingExecs: number;
   /** File operations running inside it now, and the most it may run at once. */
   readonly fileOperations: { running: number; readonly cap: number };
-  /** CPU seconds of the cgroup when the open usage segment began. */
+  /** Its CPU seconds (as its driver counts them) when the open usage segment began. */
   cpuAtSegmentStart: number;
   expiryTimer: ReturnType<typeof setTimeout> | undefined;
   /** Settles once the sandbox has reached a final status. */
   stopping: Promise<SandboxRecord> | undefined;
-  /** Its egress proxy and relay, when the runner gives sandboxes egress. */
-  readonly egress?: EgressAttachment | undefined;
+  /** Aborted as it begins stopping: an exec still on its way in is not started. */
+  readonly stopRequested: AbortController;
+  /** Extra hosts for its egress; undefined when it has none. */
+  readonly egress: EgressGrants | undefined;
 }
 
 /**

@@ -1,6 +1,3 @@
-import { randomBytes } from "node:crypto";
-import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import {
   CairnError,
   SandboxError,
@@ -14,19 +11,8 @@ import type { ExecRecord } from "../../core/wire/exec-protocol.js";
 import type { ResolvedExecRequest } from "../../core/wire/exec-request.js";
 import type { SandboxRecord, SandboxStatus } from "../../core/wire/sandbox.js";
 import { Admission, type CapacityOptions, type Holding } from "./admission.js";
-import { enterSandbox } from "./bubblewrap/enter.js";
-import { type KeptWorkspace, keptWorkspacePath } from "./bubblewrap/kept-workspace.js";
-import { checkMounts, type SandboxMount } from "./bubblewrap/mounts.js";
-import { execProcess } from "./bubblewrap/processes.js";
-import { recoverRunner } from "./bubblewrap/recovery.js";
-import {
-  type BootExtras,
-  type Booted,
-  type RunnerHost,
-  SandboxLauncher,
-} from "./bubblewrap/sandbox-launcher.js";
+import type { SandboxDriver, SandboxUsage, StartedSandbox } from "./driver.js";
 import { formatHostPattern, parseHostPattern } from "./egress/host-pattern.js";
-import type { EgressAttachment, SandboxEgress } from "./egress/sandbox-egress.js";
 import { ExecSession } from "./exec/exec-session.js";
 import { OutputBudget } from "./exec/output-buffer.js";
 import {
@@ -35,10 +21,10 @@ import {
   type LiveSandbox,
   type RunnerLimits,
 } from "./live-sandbox.js";
+import type { KeptWorkspace, SandboxMount } from "./sandbox-spec.js";
 import type { RunnerTemplate } from "./templates.js";
 
-export type { KeptWorkspace } from "./bubblewrap/kept-workspace.js";
-export type { SandboxMount } from "./bubblewrap/mounts.js";
+export type { KeptWorkspace, SandboxMount } from "./sandbox-spec.js";
 
 /** Where the runner keeps sandboxes (the store's SandboxStore satisfies it). */
 export interface SandboxRecords {
@@ -53,36 +39,23 @@ export interface SandboxRecords {
 }
 
 export interface RunnerSettings {
-  /**
-   * Where workspaces and the sandboxes' /etc live: a folder every sandbox's unprivileged uid
-   * can reach (mode 0711 on the way), which a service's data folder may not be.
-   */
-  readonly runtimeDir: string;
+  /** What starts, enters and stops the sandboxes (driver.ts): bubblewrap on this host. */
+  readonly driver: SandboxDriver;
   readonly records: SandboxRecords;
-  readonly host: RunnerHost;
   readonly templates: ReadonlyMap<string, RunnerTemplate>;
-  /** Most processes and threads per sandbox. Default 1024. */
-  readonly pidsLimit?: number;
-  /** Start sandboxes whose limits this host cannot enforce (and say so in their status). */
+  /** Start sandboxes whose limits the driver cannot enforce (and say so in their status). */
   readonly allowUnenforcedLimits?: boolean;
-  /** Workspaces of the default disk size kept ready. Default 4. */
-  readonly workspacePool?: number;
-  readonly defaultDiskMB: number;
   /** Caps on sandboxes, execs, sockets and output memory; each defaults as documented. */
   readonly limits?: Partial<RunnerLimits>;
   /** What the runner may promise its sandboxes together (admission.ts). */
   readonly capacity?: CapacityOptions;
   /** How often open usage is written down, in ms. Default 60000. */
   readonly checkpointMs?: number;
-  /** Sandboxes of the base template and default size started ahead. Default 2. */
-  readonly warmSandboxes?: number;
   /**
    * Variables every exec of a sandbox gets, under the exec's own: its secrets' placeholders
    * (egress/policy.ts, `secretEnvironment`) and its egress proxy. Asked at each exec.
    */
   readonly environmentFor?: (sandboxId: string) => Readonly<Record<string, string>>;
-  /** Each sandbox's egress proxy and relay; none: sandboxes have loopback only. */
-  readonly egress?: SandboxEgress | undefined;
 }
 
 export interface CreateOptions {
@@ -127,21 +100,23 @@ export interface ExecOptions {
 
 /** Refuses work on a sandbox that is not running (or no longer will be). */
 function notRunning(id: string, status: string): never {
+  throw notRunningError(id, status);
+}
+
+function notRunningError(id: string, status: string): SandboxUnavailableError {
   const reason = status === "expired" || status === "failed" ? status : "stopped";
-  throw new SandboxUnavailableError({ reason, sandboxId: id });
+  return new SandboxUnavailableError({ reason, sandboxId: id });
 }
 
 /**
- * Runs sandboxes: each a bubblewrap process tree in fresh namespaces, as an unprivileged host
- * uid of its own, in a cgroup that holds its memory, CPU and process count, with a workspace
- * held to its disk size. Records each sandbox and its usage; stops it on DELETE, on timeout,
+ * Runs sandboxes through a driver (driver.ts; bubblewrap on this host): admits each against
+ * the capacity, records it and its usage, keeps its execs, and stops it on DELETE, on timeout,
  * when its processes die, and when the runner closes.
  */
 export class SandboxRunner {
   private readonly live = new Map<string, LiveSandbox>();
   /** Kept workspaces in use, by their host path: the sandbox (live or starting) holding each. */
   private readonly keptWorkspaces = new Map<string, string>();
-  private readonly launcher: SandboxLauncher;
   private readonly checkpoints: ReturnType<typeof setInterval>;
   private closed = false;
   /** Sandboxes being started, by id: a DELETE meanwhile waits for the start, then stops it. */
@@ -157,37 +132,20 @@ export class SandboxRunner {
   private readonly ready: Promise<void>;
 
   /**
-   * Removes what an earlier run left (cgroups, mounts, loop devices, images; see recovery.ts),
-   * marks its sandboxes failed, then starts the runner. Rejects, and touches nothing more, when
-   * the leftovers cannot be removed.
+   * Has the driver remove what an earlier run left (SandboxDriver.open), marks that run's
+   * sandboxes failed, then starts the runner. Rejects, and touches nothing more, when the
+   * leftovers cannot be removed.
    */
   static async start(settings: RunnerSettings): Promise<SandboxRunner> {
-    await recoverRunner({ runtimeDir: settings.runtimeDir, cgroups: settings.host.cgroups });
+    await settings.driver.open();
     return new SandboxRunner(settings);
   }
 
   private constructor(private readonly settings: RunnerSettings) {
     this.limits = { ...defaultRunnerLimits, ...settings.limits };
     this.outputBudget = new OutputBudget(this.limits.outputBudgetBytes);
-    this.admission = new Admission(settings.capacity ?? {}, settings.runtimeDir);
-    const folder = settings.runtimeDir;
-    mkdirSync(folder, { recursive: true, mode: 0o711 });
-    chmodSync(folder, 0o711);
-    // Which process runs here: a runner killed with -9 leaves its folder (and its mounts), and
-    // the next runner to start removes what belongs to a process that is gone.
-    writeFileSync(join(folder, "runner.pid"), `${process.pid}\n`);
+    this.admission = new Admission(settings.capacity ?? {}, () => settings.driver.freeDiskBytes());
     const refused = this.unenforcedLimits.length > 0 && settings.allowUnenforcedLimits !== true;
-    this.launcher = new SandboxLauncher({
-      runtimeDir: folder,
-      host: settings.host,
-      templates: settings.templates,
-      pidsLimit: this.pidsLimit,
-      defaultDiskMB: settings.defaultDiskMB,
-      workspacePool: settings.workspacePool ?? 4,
-      // No sandbox starts where the limits are refused: none is started ahead either.
-      warmSandboxes: refused ? 0 : (settings.warmSandboxes ?? 2),
-      etcFiles: settings.egress?.etcFiles,
-    });
     const abandoned = settings.records.markAbandoned(
       "the runner stopped while the sandbox was running",
       new Date(),
@@ -195,21 +153,19 @@ export class SandboxRunner {
     if (abandoned > 0) {
       log.warn(`${abandoned} sandbox(es) of an earlier run were marked failed`);
     }
-    this.ready = this.launcher.start();
+    // No sandbox starts where the limits are refused: none is started ahead either.
+    this.ready = settings.driver.start({ warm: !refused });
     this.checkpoints = setInterval(() => void this.flushUsage(), settings.checkpointMs ?? 60_000);
     this.checkpoints.unref();
   }
 
-  private get pidsLimit(): number {
-    return this.settings.pidsLimit ?? 1024;
+  private get driver(): SandboxDriver {
+    return this.settings.driver;
   }
 
-  /** Limits this host cannot enforce. */
+  /** Limits the driver cannot enforce. */
   get unenforcedLimits(): SandboxRecord["unenforcedLimits"] {
-    const missing: SandboxRecord["unenforcedLimits"] = [];
-    if (this.settings.host.cgroups === undefined) missing.push("memory", "cpu", "pids");
-    if (!this.settings.host.diskLimits) missing.push("disk");
-    return missing;
+    return [...this.driver.unenforcedLimits];
   }
 
   /**
@@ -221,16 +177,12 @@ export class SandboxRunner {
     this.checkSandboxCaps(projectId);
     const id = newSandboxId();
     const keepAt =
-      options.workspace === undefined
-        ? undefined
-        : keptWorkspacePath(options.workspace, this.settings.runtimeDir);
+      options.workspace === undefined ? undefined : this.driver.keptWorkspaceKey(options.workspace);
     this.claimWorkspace(id, keepAt);
-    const creation = checkMounts(options.mounts ?? [], this.settings.host.root).then(
-      async (mounts) => {
-        await this.admit(id, options);
-        return this.createNow(projectId, id, options, { mounts, keepAt });
-      },
-    );
+    const creation = this.driver.checkMounts(options.mounts ?? []).then(async (mounts) => {
+      await this.admit(id, options);
+      return this.createNow(projectId, id, options, { mounts, keepAt });
+    });
     this.creating.set(id, { projectId, done: creation });
     try {
       return await creation;
@@ -268,7 +220,8 @@ export class SandboxRunner {
         cpuCount: options.cpuCount,
         diskMB: options.diskMB,
       };
-      await this.admission.admit(holding, await this.holdings(), this.settings.host.diskLimits);
+      const diskHeld = !this.driver.unenforcedLimits.includes("disk");
+      await this.admission.admit(holding, await this.holdings(), diskHeld);
       this.reserved.set(id, holding);
     });
     this.admissions = turn.catch(() => undefined);
@@ -282,7 +235,7 @@ export class SandboxRunner {
         memoryMB: sandbox.record.memoryMB,
         cpuCount: sandbox.record.cpuCount,
         diskMB: sandbox.record.diskMB,
-        diskUsedBytes: (await sandbox.workspace.usage().catch(() => undefined))?.usedBytes,
+        diskUsedBytes: await this.driver.diskUsage(sandbox.record.id).catch(() => undefined),
       })),
     );
     return [...live, ...this.reserved.values()];
@@ -292,7 +245,7 @@ export class SandboxRunner {
     projectId: string,
     id: string,
     options: CreateOptions,
-    extras: BootExtras,
+    extras: { mounts: readonly SandboxMount[]; keepAt: string | undefined },
   ): Promise<SandboxRecord> {
     if (this.closed) {
       throw new SandboxUnavailableError({
@@ -333,50 +286,49 @@ export class SandboxRunner {
       secretStore: options.secretStore ?? null,
     };
     this.settings.records.insert(projectId, record);
-    let booted: Booted | undefined;
-    let egress: EgressAttachment | undefined;
+    let started: StartedSandbox | undefined;
     try {
-      booted = await this.launcher.take(template, record, record.id, extras);
-      egress = await this.settings.egress?.attach(
-        record.id,
-        booted.entry,
-        booted.cgroup?.procsFiles ?? [],
-      );
-      const { cgroup, launched } = booted;
+      started = await this.driver.create({
+        id,
+        template,
+        cpuCount: record.cpuCount,
+        memoryMB: record.memoryMB,
+        diskMB: record.diskMB,
+        mounts: extras.mounts,
+        keptWorkspace: extras.keepAt,
+      });
       const sandbox: LiveSandbox = {
-        ...booted,
-        egress,
+        driver: this.driver,
+        egress: started.egress,
         record: { ...record, status: "running" },
         projectId,
         execs: new Map(),
         startingExecs: 0,
         fileOperations: { running: 0, cap: this.limits.fileOperationsPerSandbox },
         // A warm sandbox used a little CPU before it was handed over: not this sandbox's.
-        cpuAtSegmentStart: (await cgroup?.usage().catch(() => undefined))?.cpuSeconds ?? 0,
+        cpuAtSegmentStart: (await this.cpuSeconds(id)) ?? 0,
         expiryTimer: undefined,
         stopping: undefined,
+        stopRequested: new AbortController(),
       };
       this.live.set(record.id, sandbox);
       this.reserved.delete(record.id);
       this.settings.records.update(sandbox.record);
       this.settings.records.openSegment(projectId, sandbox.record, Date.now());
       this.scheduleExpiry(sandbox);
-      void launched.exited.then(({ code, signal }) => {
+      void started.ended.then(({ how, detail }) => {
         // Its processes died without the runner stopping it: out of memory, say.
         if (sandbox.stopping === undefined) {
-          const how = signal ?? `code ${code}`;
-          const said = launched.errors();
           void this.stop(
             sandbox,
             "failed",
-            `the sandbox's processes exited on their own (${how})${said === "" ? "" : `: ${said}`}`,
+            `the sandbox's processes exited on their own (${how})${detail === "" ? "" : `: ${detail}`}`,
           );
         }
       });
       return sandbox.record;
     } catch (error) {
-      if (!this.live.has(record.id)) await egress?.close().catch(() => undefined);
-      if (booted !== undefined && !this.live.has(record.id)) await this.launcher.release(booted);
+      if (started !== undefined && !this.live.has(record.id)) await this.driver.stop(id);
       const failed: SandboxRecord = {
         ...record,
         status: "failed",
@@ -435,7 +387,7 @@ export class SandboxRunner {
         await this.holdings(),
       );
       try {
-        await sandbox.cgroup?.setLimits({ ...next, pids: this.pidsLimit });
+        await this.driver.resize(id, next);
       } catch (error) {
         throw new SandboxError(
           "conflict",
@@ -515,7 +467,6 @@ export class SandboxRunner {
     options: ExecOptions = {},
   ): Promise<ExecSession> {
     const sandbox = this.running(projectId, id);
-    this.launcher.noteActivity();
     const cap = this.limits.execsPerSandbox;
     const running = [...sandbox.execs.values()].filter((each) => each.exited === undefined);
     // Execs still starting count too: concurrent requests cannot all pass the check.
@@ -542,22 +493,7 @@ export class SandboxRunner {
       {
         sandboxId: id,
         env: this.settings.environmentFor?.(id) ?? {},
-        start: async (command) => {
-          const standby = sandbox.standby.take();
-          const child =
-            standby?.cgroup ?? (await sandbox.cgroup?.child(`ex${randomBytes(6).toString("hex")}`));
-          try {
-            this.stillRunning(sandbox);
-            const entered =
-              standby?.entry.usable === true
-                ? standby.entry.run(command)
-                : enterSandbox(sandbox.entry, { ...command, cgroupProcs: child?.procsFiles ?? [] });
-            return execProcess(entered, child);
-          } catch (error) {
-            await child?.destroy().catch(() => undefined);
-            throw error;
-          }
-        },
+        start: (command) => this.driver.exec(id, command, { signal: sandbox.stopRequested.signal }),
       },
       request,
       {
@@ -668,6 +604,21 @@ export class SandboxRunner {
     return sandbox;
   }
 
+  /**
+   * Where the service can watch a running sandbox's workspace on this host (the event stream's
+   * file events); undefined where its driver cannot say. Refuses a sandbox that is not running.
+   */
+  workspaceHostPath(projectId: string, id: string): string | undefined {
+    this.running(projectId, id);
+    return this.driver.workspaceHostPath(id);
+  }
+
+  /** A running sandbox's CPU and memory counters now; undefined where they are not measured. */
+  async liveUsage(projectId: string, id: string): Promise<SandboxUsage | undefined> {
+    this.running(projectId, id);
+    return this.driver.usage(id);
+  }
+
   /** Stops every sandbox (status stopped) and releases what the runner holds. */
   async close(): Promise<void> {
     if (this.closed) return;
@@ -680,13 +631,8 @@ export class SandboxRunner {
     await Promise.all([...this.creating.values()].map(({ done }) => done.catch(() => undefined)));
     await Promise.all([
       ...[...this.live.values()].map((sandbox) => this.stop(sandbox, "stopped", null)),
-      this.launcher.close(),
+      this.driver.close(),
     ]);
-    // The runner's own cgroup folder and runtime folder go too: nothing of it outlives it.
-    await this.settings.host.cgroups?.removeStale().catch((error: unknown) => {
-      log.error("could not remove the runner's cgroups", error);
-    });
-    rmSync(this.settings.runtimeDir, { recursive: true, force: true });
   }
 
   private stop(
@@ -696,6 +642,8 @@ export class SandboxRunner {
   ): Promise<SandboxRecord> {
     sandbox.stopping ??= (async () => {
       clearTimeout(sandbox.expiryTimer);
+      // An exec on its way in is not started.
+      sandbox.stopRequested.abort(notRunningError(sandbox.record.id, "stopping"));
       sandbox.record = { ...sandbox.record, status: "stopping" };
       this.settings.records.update(sandbox.record);
       // Each exec's own kill first, so that its state says why it ended; the sandbox's kill
@@ -703,10 +651,9 @@ export class SandboxRunner {
       await Promise.all(
         [...sandbox.execs.values()].map((session) => session.kill("killed").catch(() => undefined)),
       );
-      const cpu = (await sandbox.cgroup?.usage().catch(() => undefined))?.cpuSeconds;
-      await this.launcher.release(sandbox);
+      const cpu = await this.cpuSeconds(sandbox.record.id);
+      await this.driver.stop(sandbox.record.id);
       this.unclaimWorkspace(sandbox.record.id);
-      await sandbox.egress?.close().catch(() => undefined);
       // Each exec reads its last bytes and says how it ended (to its sockets too) before its
       // memory goes back; a few seconds at most.
       const sessions = [...sandbox.execs.values()];
@@ -749,7 +696,7 @@ export class SandboxRunner {
     sandbox: LiveSandbox,
     change: (record: SandboxRecord) => SandboxRecord,
   ): Promise<void> {
-    const cpu = (await sandbox.cgroup?.usage().catch(() => undefined))?.cpuSeconds ?? 0;
+    const cpu = (await this.cpuSeconds(sandbox.record.id)) ?? 0;
     const now = Date.now();
     this.settings.records.closeSegment(sandbox.record.id, now, cpu - sandbox.cpuAtSegmentStart);
     sandbox.cpuAtSegmentStart = cpu;
@@ -762,11 +709,16 @@ export class SandboxRunner {
   async flushUsage(): Promise<void> {
     for (const sandbox of this.live.values()) {
       if (sandbox.stopping !== undefined) continue;
-      const cpu = (await sandbox.cgroup?.usage().catch(() => undefined))?.cpuSeconds;
+      const cpu = await this.cpuSeconds(sandbox.record.id);
       if (cpu !== undefined) {
         this.settings.records.updateOpenSegment(sandbox.record.id, cpu - sandbox.cpuAtSegmentStart);
       }
     }
+  }
+
+  /** The CPU seconds a sandbox has used, where its driver measures them. */
+  private async cpuSeconds(id: string): Promise<number | undefined> {
+    return (await this.driver.usage(id).catch(() => undefined))?.cpuSeconds;
   }
 
   /** Forgets the oldest finished execs beyond those kept. */

@@ -11,6 +11,7 @@ import type { ExportBatch } from "../../core/wire/index.js";
 import type { SandboxRecord } from "../../core/wire/sandbox.js";
 import { diskRangeMB as defaultDiskRange } from "../../core/wire/sandbox-sizes.js";
 import type { CapacityOptions } from "../../sandbox/runner/admission.js";
+import { BubblewrapDriver } from "../../sandbox/runner/bubblewrap/bubblewrap-driver.js";
 import type { EgressHosts } from "../../sandbox/runner/egress/addresses.js";
 import { CertificateAuthority } from "../../sandbox/runner/egress/certificate-authority.js";
 import { parseHostPattern } from "../../sandbox/runner/egress/host-pattern.js";
@@ -220,9 +221,8 @@ export async function startSandboxService(
       }
     },
   );
-  const settings: RunnerSettings = {
+  const driver = new BubblewrapDriver({
     runtimeDir: join(tmpdir(), runnerName),
-    records: onSandboxChanged === undefined ? store : reportingChanges(store, onSandboxChanged),
     host: {
       bwrap: {
         path: bubblewrap.path,
@@ -237,11 +237,17 @@ export async function startSandboxService(
     },
     templates,
     defaultDiskMB: diskRangeMB.default,
-    ...(options.pidsLimit === undefined ? {} : { pidsLimit: options.pidsLimit }),
+    pidsLimit: options.pidsLimit,
+    workspacePool: options.workspacePool,
+    egress,
+  });
+  const settings: RunnerSettings = {
+    driver,
+    records: onSandboxChanged === undefined ? store : reportingChanges(store, onSandboxChanged),
+    templates,
     ...(options.allowUnenforcedLimits === undefined
       ? {}
       : { allowUnenforcedLimits: options.allowUnenforcedLimits }),
-    ...(options.workspacePool === undefined ? {} : { workspacePool: options.workspacePool }),
     ...(options.capacity === undefined ? {} : { capacity: options.capacity }),
     limits: {
       ...options.limits,
@@ -254,7 +260,6 @@ export async function startSandboxService(
       ...(egress === undefined ? {} : egressEnvironment()),
       ...secretStores?.placeholders(sandboxId),
     }),
-    egress,
   };
   try {
     runner = await SandboxRunner.start(settings);

@@ -2,6 +2,7 @@ import { realpathSync } from "node:fs";
 import { lstat, mkdir, rename, rm, rmdir, stat, statfs } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { CairnError } from "../../../core/errors/index.js";
+import type { KeptWorkspace } from "../sandbox-spec.js";
 import { hostCommand } from "./host-command.js";
 import { loopDevicesOf } from "./recovery.js";
 import type { Workspace } from "./workspace-disks.js";
@@ -9,18 +10,6 @@ import type { Workspace } from "./workspace-disks.js";
 const run = hostCommand;
 /** The host tools run with a fixed PATH, never the caller's. */
 const toolEnv = { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" };
-
-/** Where a sandbox's kept /workspace lives on the host. */
-export interface KeptWorkspace {
-  /**
-   * Absolute host path, made at first use: where the runner enforces disk sizes (root, loop
-   * devices) an ext4 image file of the sandbox's `diskMB` (sparse; later sandboxes keep the size
-   * it was made with), mounted `nosuid,nodev` while a sandbox runs and only unmounted at its
-   * stop; elsewhere a plain directory. Its files are given to each new sandbox's host uid when
-   * it starts. Keep it outside the runner's runtime folder, e.g. `<dataDir>/agents/<id>/workspace`.
-   */
-  readonly keepAt: string;
-}
 
 /** The path a kept workspace is known by: absolute, normalized; refuses anything else. */
 export function keptWorkspacePath(workspace: KeptWorkspace, runtimeDir: string): string {

@@ -4,8 +4,8 @@ import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { sandboxEtcFiles, sandboxUser } from "../sandbox-etc.js";
+import type { SandboxMount } from "../sandbox-spec.js";
 import type { RunnerTemplate } from "../templates.js";
-import type { SandboxMount } from "./mounts.js";
 
 /** What the runner knows of the installed bubblewrap. */
 export interface BwrapInfo {

@@ -2,18 +2,7 @@ import { constants } from "node:fs";
 import { access, realpath, stat } from "node:fs/promises";
 import { dirname, isAbsolute, posix } from "node:path";
 import { CairnError } from "../../../core/errors/index.js";
-
-/** A host file or folder bound read-only into a sandbox. */
-export interface SandboxMount {
-  /**
-   * Absolute path on the host. Must exist and be readable by the sandbox's unprivileged host
-   * uid: every folder on the way searchable by others (`o+x`), the file readable (`o+r`, and
-   * `o+x` for a folder), as that uid is in no group.
-   */
-  readonly hostPath: string;
-  /** Absolute and normalized (no `.`, `..`, `//` or trailing `/`), `/opt/cairn` or below it. */
-  readonly sandboxPath: string;
-}
+import type { SandboxMount } from "../sandbox-spec.js";
 
 /** Where mounts may go in a sandbox: nothing of the template's is hidden by one. */
 export const mountRoot = "/opt/cairn";

@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { log } from "../../../core/logger.js";
+import type { SandboxMount } from "../sandbox-spec.js";
 import type { RunnerTemplate } from "../templates.js";
 import type { CgroupDriver, SandboxCgroup } from "./cgroups/types.js";
 import type { SandboxEntry } from "./enter.js";
 import { ExecStandby } from "./exec-standby.js";
 import { type BwrapInfo, type LaunchedSandbox, launchSandbox } from "./launch.js";
-import type { SandboxMount } from "./mounts.js";
 import { type Workspace, WorkspaceDisks } from "./workspace-disks.js";
 
 /** What the host offers, found at start (prerequisites.ts). */

@@ -116,12 +116,14 @@ class SandboxEventHub {
   }
 
   async #watch(): Promise<void> {
-    let hostPath: string;
+    let hostPath: string | undefined;
     try {
-      hostPath = this.runner.running(this.projectId, this.sandboxId).workspace.path;
+      hostPath = this.runner.workspaceHostPath(this.projectId, this.sandboxId);
     } catch {
       return; // Not running: no files to watch.
     }
+    // Its driver cannot show its files on this host: state and execs still flow.
+    if (hostPath === undefined) return;
     try {
       const watcher = await WorkspaceWatcher.start(hostPath, (change) => this.#fileChanged(change));
       if (this.#ended || this.#timer === undefined) watcher.close();
@@ -173,7 +175,7 @@ class SandboxEventHub {
   async #sample(record: SandboxRecord, execs: readonly ExecRecord[]): Promise<void> {
     let usage: { cpuSeconds: number; memoryCurrentBytes: number } | undefined;
     try {
-      usage = await this.runner.running(this.projectId, this.sandboxId).cgroup?.usage();
+      usage = await this.runner.liveUsage(this.projectId, this.sandboxId);
     } catch {
       return;
     }

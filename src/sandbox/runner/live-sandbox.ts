@@ -1,3 +1,4 @@
+import { SandboxUnavailableError } from "../../core/errors/index.js";
 import type { SandboxRecord } from "../../core/wire/sandbox.js";
 import type { EgressGrants, SandboxDriver } from "./driver.js";
 import type { ExecSession } from "./exec/exec-session.js";
@@ -22,6 +23,17 @@ export interface LiveSandbox {
   readonly stopRequested: AbortController;
   /** Extra hosts for its egress; undefined when it has none. */
   readonly egress: EgressGrants | undefined;
+}
+
+/** The refusal of work on a sandbox that is not running (or no longer will be). */
+export function notRunningError(id: string, status: string): SandboxUnavailableError {
+  const reason = status === "expired" || status === "failed" ? status : "stopped";
+  return new SandboxUnavailableError({ reason, sandboxId: id });
+}
+
+/** Refuses work on a sandbox that began stopping while a request waited. */
+export function checkStillRunning(sandbox: LiveSandbox): void {
+  if (sandbox.stopping !== undefined) throw notRunningError(sandbox.record.id, "stopping");
 }
 
 /**

@@ -1,7 +1,6 @@
 import {
   CairnError,
   SandboxError,
-  SandboxLimitError,
   SandboxNotFoundError,
   SandboxUnavailableError,
 } from "../../core/errors/index.js";
@@ -10,124 +9,45 @@ import { log } from "../../core/logger.js";
 import type { ExecRecord } from "../../core/wire/exec-protocol.js";
 import type { ResolvedExecRequest } from "../../core/wire/exec-request.js";
 import type { SandboxRecord, SandboxStatus } from "../../core/wire/sandbox.js";
-import { Admission, type CapacityOptions, type Holding } from "./admission.js";
 import type { SandboxDriver, SandboxUsage, StartedSandbox } from "./driver.js";
 import { formatHostPattern, parseHostPattern } from "./egress/host-pattern.js";
-import { ExecSession } from "./exec/exec-session.js";
-import { OutputBudget } from "./exec/output-buffer.js";
+import type { ExecSession } from "./exec/exec-session.js";
+import { RunnerExecs } from "./exec/runner-execs.js";
 import {
+  checkStillRunning,
   defaultRunnerLimits,
-  finishedExecsKept,
   type LiveSandbox,
+  notRunningError,
   type RunnerLimits,
 } from "./live-sandbox.js";
-import type { KeptWorkspace, SandboxMount } from "./sandbox-spec.js";
-import type { RunnerTemplate } from "./templates.js";
+import { RunnerAdmission } from "./runner-admission.js";
+import type { CreateOptions, ExecOptions, RunnerSettings } from "./runner-settings.js";
+import { newSandboxRecord } from "./sandbox-record.js";
+import type { SandboxMount } from "./sandbox-spec.js";
+import { UsageMeter } from "./usage-meter.js";
 
+export type {
+  CreateOptions,
+  ExecOptions,
+  RunnerSettings,
+  SandboxRecords,
+} from "./runner-settings.js";
 export type { KeptWorkspace, SandboxMount } from "./sandbox-spec.js";
-
-/** Where the runner keeps sandboxes (the store's SandboxStore satisfies it). */
-export interface SandboxRecords {
-  insert(projectId: string, record: SandboxRecord): void;
-  update(record: SandboxRecord): void;
-  get(projectId: string, id: string): SandboxRecord | undefined;
-  openSegment(projectId: string, record: SandboxRecord, startMs: number): void;
-  closeSegment(sandboxId: string, endMs: number, cpuSeconds: number): void;
-  /** Writes the CPU seconds of the open segment so far, without closing it. */
-  updateOpenSegment(sandboxId: string, cpuSeconds: number): void;
-  markAbandoned(reason: string, now: Date): number;
-}
-
-export interface RunnerSettings {
-  /** What starts, enters and stops the sandboxes (driver.ts): bubblewrap on this host. */
-  readonly driver: SandboxDriver;
-  readonly records: SandboxRecords;
-  readonly templates: ReadonlyMap<string, RunnerTemplate>;
-  /** Start sandboxes whose limits the driver cannot enforce (and say so in their status). */
-  readonly allowUnenforcedLimits?: boolean;
-  /** Caps on sandboxes, execs, sockets and output memory; each defaults as documented. */
-  readonly limits?: Partial<RunnerLimits>;
-  /** What the runner may promise its sandboxes together (admission.ts). */
-  readonly capacity?: CapacityOptions;
-  /** How often open usage is written down, in ms. Default 60000. */
-  readonly checkpointMs?: number;
-  /**
-   * Variables every exec of a sandbox gets, under the exec's own: its secrets' placeholders
-   * (egress/policy.ts, `secretEnvironment`) and its egress proxy. Asked at each exec.
-   */
-  readonly environmentFor?: (sandboxId: string) => Readonly<Record<string, string>>;
-}
-
-export interface CreateOptions {
-  readonly template: string;
-  readonly timeout: number;
-  readonly cpuCount: number;
-  readonly memoryMB: number;
-  readonly diskMB: number;
-  readonly tags: Record<string, string>;
-  /** The secret store of its egress proxy; none: no egress. */
-  readonly secretStore?: string | undefined;
-  /**
-   * Host files or folders bound read-only into the sandbox, each at or under `/opt/cairn`
-   * (the agent core). Internal: `POST /api/sandboxes` cannot set it. A sandbox with mounts is
-   * always started fresh, never taken from the warm ones.
-   */
-  readonly mounts?: readonly SandboxMount[] | undefined;
-  /**
-   * A /workspace that outlives the sandbox (its stop, and a restart of the service), kept at a
-   * host path the service owns. Internal, like `mounts`. At most one live sandbox per path.
-   */
-  readonly workspace?: KeptWorkspace | undefined;
-}
-
-/** What an internal caller (the agents service) may ask of an exec beyond its request. */
-export interface ExecOptions {
-  /**
-   * Each line of stdout and stderr as it comes, decoded as UTF-8, without its `\n` (or `\r\n`);
-   * a last line without one when the exec ends. Lossless: read from the process's pipes, not
-   * from the re-attach buffer (which drops the oldest output). A line is cut at
-   * `maxLineBytes` (the rest of it, up to its `\n`, is dropped).
-   */
-  readonly onLine?: ((stream: "stdout" | "stderr", line: string) => void) | undefined;
-  /** Default 16 MiB. */
-  readonly maxLineBytes?: number | undefined;
-  /**
-   * The service's own process (the agent core): not listed by `GET …/exec`, not attachable
-   * through the API (no WebSocket can write to its stdin), and not counted in a user's view.
-   */
-  readonly internal?: boolean | undefined;
-}
-
-/** Refuses work on a sandbox that is not running (or no longer will be). */
-function notRunning(id: string, status: string): never {
-  throw notRunningError(id, status);
-}
-
-function notRunningError(id: string, status: string): SandboxUnavailableError {
-  const reason = status === "expired" || status === "failed" ? status : "stopped";
-  return new SandboxUnavailableError({ reason, sandboxId: id });
-}
 
 /**
  * Runs sandboxes through a driver (driver.ts; bubblewrap on this host): admits each against
- * the capacity, records it and its usage, keeps its execs, and stops it on DELETE, on timeout,
- * when its processes die, and when the runner closes.
+ * its caps and the capacity (runner-admission.ts), records it and its usage (usage-meter.ts),
+ * keeps its execs (exec/), and stops it on DELETE, on timeout, when its processes die, and
+ * when the runner closes.
  */
 export class SandboxRunner {
   private readonly live = new Map<string, LiveSandbox>();
-  /** Kept workspaces in use, by their host path: the sandbox (live or starting) holding each. */
-  private readonly keptWorkspaces = new Map<string, string>();
   private readonly checkpoints: ReturnType<typeof setInterval>;
   private closed = false;
-  /** Sandboxes being started, by id: a DELETE meanwhile waits for the start, then stops it. */
-  private readonly creating = new Map<string, { projectId: string; done: Promise<unknown> }>();
   readonly limits: RunnerLimits;
-  private readonly outputBudget: OutputBudget;
-  private readonly admission: Admission;
-  /** Admissions take turns, so that two creations cannot both take the last of a resource. */
-  private admissions: Promise<unknown> = Promise.resolve();
-  /** What sandboxes admitted but not yet running hold, by id. */
-  private readonly reserved = new Map<string, Holding>();
+  private readonly admission: RunnerAdmission;
+  private readonly usage: UsageMeter;
+  private readonly execSessions: RunnerExecs;
   /** Settles once the workspaces and warm sandboxes are being made. */
   private readonly ready: Promise<void>;
 
@@ -142,11 +62,22 @@ export class SandboxRunner {
   }
 
   private constructor(private readonly settings: RunnerSettings) {
+    const { driver, records } = settings;
     this.limits = { ...defaultRunnerLimits, ...settings.limits };
-    this.outputBudget = new OutputBudget(this.limits.outputBudgetBytes);
-    this.admission = new Admission(settings.capacity ?? {}, () => settings.driver.freeDiskBytes());
+    this.admission = new RunnerAdmission({
+      limits: this.limits,
+      capacity: settings.capacity ?? {},
+      driver,
+      live: this.live,
+    });
+    this.usage = new UsageMeter(records, driver);
+    this.execSessions = new RunnerExecs({
+      driver,
+      limits: this.limits,
+      environmentFor: settings.environmentFor,
+    });
     const refused = this.unenforcedLimits.length > 0 && settings.allowUnenforcedLimits !== true;
-    const abandoned = settings.records.markAbandoned(
+    const abandoned = records.markAbandoned(
       "the runner stopped while the sandbox was running",
       new Date(),
     );
@@ -154,7 +85,7 @@ export class SandboxRunner {
       log.warn(`${abandoned} sandbox(es) of an earlier run were marked failed`);
     }
     // No sandbox starts where the limits are refused: none is started ahead either.
-    this.ready = settings.driver.start({ warm: !refused });
+    this.ready = driver.start({ warm: !refused });
     this.checkpoints = setInterval(() => void this.flushUsage(), settings.checkpointMs ?? 60_000);
     this.checkpoints.unref();
   }
@@ -174,71 +105,24 @@ export class SandboxRunner {
    * starting) sandbox holds a SandboxError `conflict`.
    */
   async create(projectId: string, options: CreateOptions): Promise<SandboxRecord> {
-    this.checkSandboxCaps(projectId);
+    const admission = this.admission;
+    admission.checkCaps(projectId);
     const id = newSandboxId();
     const keepAt =
       options.workspace === undefined ? undefined : this.driver.keptWorkspaceKey(options.workspace);
-    this.claimWorkspace(id, keepAt);
+    admission.claimWorkspace(id, keepAt);
     const creation = this.driver.checkMounts(options.mounts ?? []).then(async (mounts) => {
-      await this.admit(id, options);
+      await admission.admit(id, options);
       return this.createNow(projectId, id, options, { mounts, keepAt });
     });
-    this.creating.set(id, { projectId, done: creation });
+    admission.creating.set(id, { projectId, done: creation });
     try {
       return await creation;
     } finally {
-      this.creating.delete(id);
-      this.reserved.delete(id);
-      if (!this.live.has(id)) this.unclaimWorkspace(id);
+      admission.creating.delete(id);
+      admission.settled(id);
+      if (!this.live.has(id)) admission.unclaimWorkspace(id);
     }
-  }
-
-  /** Holds a kept workspace for sandbox `id`; refuses one that another sandbox holds. */
-  private claimWorkspace(id: string, keepAt: string | undefined): void {
-    if (keepAt === undefined) return;
-    const holder = this.keptWorkspaces.get(keepAt);
-    if (holder !== undefined) {
-      throw new SandboxError(
-        "conflict",
-        `the workspace kept at ${keepAt} is in use by sandbox ${holder}; stop that sandbox before starting another on it`,
-      );
-    }
-    this.keptWorkspaces.set(keepAt, id);
-  }
-
-  private unclaimWorkspace(id: string): void {
-    for (const [keepAt, holder] of this.keptWorkspaces) {
-      if (holder === id) this.keptWorkspaces.delete(keepAt);
-    }
-  }
-
-  /** Reserves what the sandbox asks for, or throws SandboxCapacityError (admission.ts). */
-  private admit(id: string, options: CreateOptions): Promise<void> {
-    const turn = this.admissions.then(async () => {
-      const holding = {
-        memoryMB: options.memoryMB,
-        cpuCount: options.cpuCount,
-        diskMB: options.diskMB,
-      };
-      const diskHeld = !this.driver.unenforcedLimits.includes("disk");
-      await this.admission.admit(holding, await this.holdings(), diskHeld);
-      this.reserved.set(id, holding);
-    });
-    this.admissions = turn.catch(() => undefined);
-    return turn;
-  }
-
-  /** What every running (or stopping, or admitted) sandbox holds. */
-  private async holdings(): Promise<Holding[]> {
-    const live = await Promise.all(
-      [...this.live.values()].map(async (sandbox) => ({
-        memoryMB: sandbox.record.memoryMB,
-        cpuCount: sandbox.record.cpuCount,
-        diskMB: sandbox.record.diskMB,
-        diskUsedBytes: await this.driver.diskUsage(sandbox.record.id).catch(() => undefined),
-      })),
-    );
-    return [...live, ...this.reserved.values()];
   }
 
   private async createNow(
@@ -268,23 +152,7 @@ export class SandboxRunner {
         detail: `this host cannot enforce the sandbox limits on ${unenforced.join(", ")}; run \`cairn doctor\`, or start the runner with --allow-unenforced-limits to run sandboxes without them`,
       });
     }
-    const now = new Date();
-    const record: SandboxRecord = {
-      id,
-      template: template.name,
-      status: "creating",
-      cpuCount: options.cpuCount,
-      memoryMB: options.memoryMB,
-      diskMB: options.diskMB,
-      tags: options.tags,
-      tagsLastUpdatedAt: now.toISOString(),
-      createdAt: now.toISOString(),
-      expiresAt: new Date(now.getTime() + options.timeout * 1000).toISOString(),
-      endedAt: null,
-      unenforcedLimits: unenforced,
-      failure: null,
-      secretStore: options.secretStore ?? null,
-    };
+    const record = newSandboxRecord(id, template, options, unenforced);
     this.settings.records.insert(projectId, record);
     let started: StartedSandbox | undefined;
     try {
@@ -306,15 +174,15 @@ export class SandboxRunner {
         startingExecs: 0,
         fileOperations: { running: 0, cap: this.limits.fileOperationsPerSandbox },
         // A warm sandbox used a little CPU before it was handed over: not this sandbox's.
-        cpuAtSegmentStart: (await this.cpuSeconds(id)) ?? 0,
+        cpuAtSegmentStart: (await this.usage.cpuSeconds(id)) ?? 0,
         expiryTimer: undefined,
         stopping: undefined,
         stopRequested: new AbortController(),
       };
       this.live.set(record.id, sandbox);
-      this.reserved.delete(record.id);
+      this.admission.settled(record.id);
       this.settings.records.update(sandbox.record);
-      this.settings.records.openSegment(projectId, sandbox.record, Date.now());
+      this.usage.begin(sandbox);
       this.scheduleExpiry(sandbox);
       void started.ended.then(({ how, detail }) => {
         // Its processes died without the runner stopping it: out of memory, say.
@@ -357,7 +225,7 @@ export class SandboxRunner {
   /** Stops a sandbox: every process killed, the workspace deleted, the usage closed. */
   async delete(projectId: string, id: string): Promise<SandboxRecord> {
     // Still being created: let it finish starting, then stop it (never leave it running).
-    await this.creating.get(id)?.done.catch(() => undefined);
+    await this.admission.creating.get(id)?.done.catch(() => undefined);
     const sandbox = this.live.get(id);
     if (sandbox === undefined || sandbox.projectId !== projectId) return this.get(projectId, id);
     return this.stop(sandbox, "stopped", null);
@@ -379,13 +247,7 @@ export class SandboxRunner {
         cpuCount: patch.cpuCount ?? sandbox.record.cpuCount,
         memoryMB: patch.memoryMB ?? sandbox.record.memoryMB,
       };
-      this.admission.admitResize(
-        {
-          memoryMB: next.memoryMB - sandbox.record.memoryMB,
-          cpuCount: next.cpuCount - sandbox.record.cpuCount,
-        },
-        await this.holdings(),
-      );
+      await this.admission.admitResize(sandbox, next);
       try {
         await this.driver.resize(id, next);
       } catch (error) {
@@ -395,8 +257,8 @@ export class SandboxRunner {
           { cause: error },
         );
       }
-      this.stillRunning(sandbox);
-      await this.changeSegment(sandbox, (record) => ({ ...record, ...next }));
+      checkStillRunning(sandbox);
+      await this.usage.change(sandbox, (record) => ({ ...record, ...next }));
     }
     if (patch.timeout !== undefined) {
       sandbox.record = {
@@ -430,28 +292,8 @@ export class SandboxRunner {
       this.settings.records.update(updated);
       return updated;
     }
-    await this.changeSegment(live, (record) => ({ ...record, tags, tagsLastUpdatedAt: now }));
+    await this.usage.change(live, (record) => ({ ...record, tags, tagsLastUpdatedAt: now }));
     return live.record;
-  }
-
-  /** Refuses a new sandbox over the runner's or the project's cap. */
-  private checkSandboxCaps(projectId: string): void {
-    const holders = [
-      ...[...this.live.values()].map((sandbox) => sandbox.projectId),
-      ...[...this.creating.values()].map((creation) => creation.projectId),
-    ];
-    const { sandboxes, sandboxesPerProject } = this.limits;
-    if (holders.length >= sandboxes) {
-      throw new SandboxLimitError(
-        `this runner already runs ${holders.length} sandboxes, the most it may (sandboxes.limits.sandboxes = ${sandboxes}); stop one, or retry when one ends`,
-      );
-    }
-    const own = holders.filter((holder) => holder === projectId).length;
-    if (own >= sandboxesPerProject) {
-      throw new SandboxLimitError(
-        `this project already runs ${own} sandboxes, the most one project may (sandboxes.limits.sandboxesPerProject = ${sandboxesPerProject}); stop one with DELETE /api/sandboxes/{id}, or retry when one ends`,
-      );
-    }
   }
 
   /**
@@ -460,67 +302,18 @@ export class SandboxRunner {
    * until {@link ExecSession.closeStdin} (an internal caller writes with
    * {@link ExecSession.write} and reads lines with `options.onLine`).
    */
-  async exec(
+  exec(
     projectId: string,
     id: string,
     request: ResolvedExecRequest,
     options: ExecOptions = {},
   ): Promise<ExecSession> {
-    const sandbox = this.running(projectId, id);
-    const cap = this.limits.execsPerSandbox;
-    const running = [...sandbox.execs.values()].filter((each) => each.exited === undefined);
-    // Execs still starting count too: concurrent requests cannot all pass the check.
-    if (running.length + sandbox.startingExecs >= cap) {
-      throw new SandboxLimitError(
-        `sandbox ${id} already has ${cap} execs running, the most a sandbox may (sandboxes.limits.execsPerSandbox); wait for some to end`,
-      );
-    }
-    sandbox.startingExecs++;
-    try {
-      return await this.startExec(sandbox, request, options);
-    } finally {
-      sandbox.startingExecs--;
-    }
-  }
-
-  private async startExec(
-    sandbox: LiveSandbox,
-    request: ResolvedExecRequest,
-    options: ExecOptions,
-  ): Promise<ExecSession> {
-    const id = sandbox.record.id;
-    const session = await ExecSession.start(
-      {
-        sandboxId: id,
-        env: this.settings.environmentFor?.(id) ?? {},
-        start: (command) => this.driver.exec(id, command, { signal: sandbox.stopRequested.signal }),
-      },
-      request,
-      {
-        bufferBytes: this.limits.outputBufferBytes,
-        budget: this.outputBudget,
-        onLine: options.onLine,
-        maxLineBytes: options.maxLineBytes,
-        internal: options.internal,
-      },
-    );
-    sandbox.execs.set(session.execId, session);
-    this.forgetOldExecs(sandbox);
-    return session;
-  }
-
-  /** Refuses work on a sandbox that began stopping while a request waited. */
-  private stillRunning(sandbox: LiveSandbox): void {
-    if (sandbox.stopping !== undefined) notRunning(sandbox.record.id, "stopping");
+    return this.execSessions.start(this.running(projectId, id), request, options);
   }
 
   /** How many WebSockets follow (or are opening for) the runner's execs, all together. */
   execSocketTotal(count: (session: ExecSession) => number): number {
-    let total = 0;
-    for (const sandbox of this.live.values()) {
-      for (const session of sandbox.execs.values()) total += count(session);
-    }
-    return total;
+    return this.execSessions.socketTotal(this.live.values(), count);
   }
 
   /** The execs of a live sandbox, oldest first; none once it has stopped. */
@@ -528,7 +321,7 @@ export class SandboxRunner {
     const sandbox = this.live.get(id);
     this.get(projectId, id);
     if (sandbox === undefined || sandbox.projectId !== projectId) return [];
-    return [...sandbox.execs.values()].filter((each) => !each.internal).map((each) => each.record);
+    return this.execSessions.records(sandbox);
   }
 
   /**
@@ -538,23 +331,18 @@ export class SandboxRunner {
   tracedExec(id: string): { projectId: string; traceparent: string } | undefined {
     const sandbox = this.live.get(id);
     if (sandbox === undefined) return undefined;
-    let found: string | undefined;
-    for (const session of sandbox.execs.values()) {
-      if (session.request.traceparent !== undefined && session.record.state === "running") {
-        found = session.request.traceparent;
-      }
-    }
-    return found === undefined ? undefined : { projectId: sandbox.projectId, traceparent: found };
+    const traceparent = this.execSessions.traceparent(sandbox);
+    return traceparent === undefined ? undefined : { projectId: sandbox.projectId, traceparent };
   }
 
   execSession(projectId: string, id: string, execId: string): ExecSession {
     const sandbox = this.live.get(id);
     this.get(projectId, id);
-    const session = sandbox?.projectId === projectId ? sandbox.execs.get(execId) : undefined;
-    if (session === undefined || session.internal) {
-      throw new SandboxError("exec_not_found", `sandbox ${id} has no exec ${execId}`);
-    }
-    return session;
+    return this.execSessions.session(
+      sandbox?.projectId === projectId ? sandbox : undefined,
+      id,
+      execId,
+    );
   }
 
   /**
@@ -598,9 +386,9 @@ export class SandboxRunner {
   running(projectId: string, id: string): LiveSandbox {
     const sandbox = this.live.get(id);
     if (sandbox === undefined || sandbox.projectId !== projectId) {
-      notRunning(id, this.get(projectId, id).status);
+      throw notRunningError(id, this.get(projectId, id).status);
     }
-    if (sandbox.stopping !== undefined) notRunning(id, "stopping");
+    checkStillRunning(sandbox);
     return sandbox;
   }
 
@@ -628,11 +416,17 @@ export class SandboxRunner {
     await this.ready.catch(() => undefined);
     // A create under way when the shutdown began finishes (or fails) first: it is not in `live`
     // yet, and a sandbox that became live after this point would keep its workspace image.
-    await Promise.all([...this.creating.values()].map(({ done }) => done.catch(() => undefined)));
+    const creations = [...this.admission.creating.values()];
+    await Promise.all(creations.map(({ done }) => done.catch(() => undefined)));
     await Promise.all([
       ...[...this.live.values()].map((sandbox) => this.stop(sandbox, "stopped", null)),
       this.driver.close(),
     ]);
+  }
+
+  /** Writes down the usage of the running sandboxes up to now (before a usage query). */
+  flushUsage(): Promise<void> {
+    return this.usage.flush(this.live.values());
   }
 
   private stop(
@@ -651,20 +445,16 @@ export class SandboxRunner {
       await Promise.all(
         [...sandbox.execs.values()].map((session) => session.kill("killed").catch(() => undefined)),
       );
-      const cpu = await this.cpuSeconds(sandbox.record.id);
+      const cpu = await this.usage.cpuSeconds(sandbox.record.id);
       await this.driver.stop(sandbox.record.id);
-      this.unclaimWorkspace(sandbox.record.id);
+      this.admission.unclaimWorkspace(sandbox.record.id);
       // Each exec reads its last bytes and says how it ended (to its sockets too) before its
       // memory goes back; a few seconds at most.
       const sessions = [...sandbox.execs.values()];
       await Promise.race([Promise.all(sessions.map((session) => session.wait())), delay(3_000)]);
       for (const session of sessions) session.output.release();
       const now = Date.now();
-      this.settings.records.closeSegment(
-        sandbox.record.id,
-        now,
-        cpu === undefined ? 0 : cpu - sandbox.cpuAtSegmentStart,
-      );
+      this.usage.end(sandbox, now, cpu);
       sandbox.record = {
         ...sandbox.record,
         status,
@@ -689,46 +479,6 @@ export class SandboxRunner {
       Math.max(0, Math.min(due, longest)),
     );
     sandbox.expiryTimer.unref();
-  }
-
-  /** Closes the open usage segment and opens one with the changed record. */
-  private async changeSegment(
-    sandbox: LiveSandbox,
-    change: (record: SandboxRecord) => SandboxRecord,
-  ): Promise<void> {
-    const cpu = (await this.cpuSeconds(sandbox.record.id)) ?? 0;
-    const now = Date.now();
-    this.settings.records.closeSegment(sandbox.record.id, now, cpu - sandbox.cpuAtSegmentStart);
-    sandbox.cpuAtSegmentStart = cpu;
-    sandbox.record = change(sandbox.record);
-    this.settings.records.update(sandbox.record);
-    this.settings.records.openSegment(sandbox.projectId, sandbox.record, now);
-  }
-
-  /** Writes down the usage of the running sandboxes up to now (before a usage query). */
-  async flushUsage(): Promise<void> {
-    for (const sandbox of this.live.values()) {
-      if (sandbox.stopping !== undefined) continue;
-      const cpu = await this.cpuSeconds(sandbox.record.id);
-      if (cpu !== undefined) {
-        this.settings.records.updateOpenSegment(sandbox.record.id, cpu - sandbox.cpuAtSegmentStart);
-      }
-    }
-  }
-
-  /** The CPU seconds a sandbox has used, where its driver measures them. */
-  private async cpuSeconds(id: string): Promise<number | undefined> {
-    return (await this.driver.usage(id).catch(() => undefined))?.cpuSeconds;
-  }
-
-  /** Forgets the oldest finished execs beyond those kept. */
-  private forgetOldExecs(sandbox: LiveSandbox): void {
-    const finished = [...sandbox.execs.values()].filter((each) => each.exited !== undefined);
-    const forgotten = finished.slice(0, Math.max(0, finished.length - finishedExecsKept));
-    for (const session of forgotten) {
-      sandbox.execs.delete(session.execId);
-      session.output.release();
-    }
   }
 }
 

@@ -11,7 +11,10 @@ import type { ExportBatch } from "../../core/wire/index.js";
 import type { SandboxRecord } from "../../core/wire/sandbox.js";
 import { diskRangeMB as defaultDiskRange } from "../../core/wire/sandbox-sizes.js";
 import type { CapacityOptions } from "../../sandbox/runner/admission.js";
-import { BubblewrapDriver } from "../../sandbox/runner/bubblewrap/bubblewrap-driver.js";
+import {
+  BubblewrapDriver,
+  runnerHostOf,
+} from "../../sandbox/runner/bubblewrap/bubblewrap-driver.js";
 import type { EgressHosts } from "../../sandbox/runner/egress/addresses.js";
 import { CertificateAuthority } from "../../sandbox/runner/egress/certificate-authority.js";
 import { parseHostPattern } from "../../sandbox/runner/egress/host-pattern.js";
@@ -185,15 +188,9 @@ export async function startSandboxService(
   const runnerName = options.runnerName ?? runnerNameFor(dataDir);
   const report = await checkPrerequisites({ runnerName });
   const missing = report.checks.filter((check) => check.required && !check.ok);
-  const bubblewrap = report.bubblewrap;
   const essential = missing.filter((check) => !/cgroup|disk/i.test(check.name));
-  const { enterHelper, seccompFilter } = report;
-  if (
-    bubblewrap === undefined ||
-    enterHelper === undefined ||
-    seccompFilter === undefined ||
-    essential.length > 0
-  ) {
+  const host = runnerHostOf(report);
+  if (host === undefined || essential.length > 0) {
     return {
       unavailable: `sandboxes cannot run on this host: ${essential
         .map(
@@ -223,18 +220,7 @@ export async function startSandboxService(
   );
   const driver = new BubblewrapDriver({
     runtimeDir: join(tmpdir(), runnerName),
-    host: {
-      bwrap: {
-        path: bubblewrap.path,
-        disableUserns: bubblewrap.disableUserns,
-        tmpfsSize: bubblewrap.tmpfsSize,
-      },
-      cgroups: report.cgroups,
-      diskLimits: report.diskLimits,
-      root: process.getuid?.() === 0,
-      enterHelper,
-      seccompFilter,
-    },
+    host,
     templates,
     defaultDiskMB: diskRangeMB.default,
     pidsLimit: options.pidsLimit,

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { log } from "../../../core/logger.js";
 import type { SandboxDriver, SandboxUsage, StartedSandbox, UnenforcedLimit } from "../driver.js";
 import type { EgressAttachment, SandboxEgress } from "../egress/sandbox-egress.js";
+import type { PrerequisiteReport } from "../prerequisites.js";
 import { ProcessStartError } from "../process-start-error.js";
 import type { ExecProcess, ProcessCommand, SandboxProcess } from "../sandbox-process.js";
 import type { KeptWorkspace, SandboxMount, SandboxSizes, SandboxSpec } from "../sandbox-spec.js";
@@ -33,6 +34,29 @@ export interface BubblewrapDriverSettings {
   readonly warmSandboxes?: number | undefined;
   /** Each sandbox's egress proxy and relay; none: sandboxes have loopback only. */
   readonly egress?: SandboxEgress | undefined;
+}
+
+/**
+ * The host a bubblewrap driver runs on, from the prerequisites' report (prerequisites.ts);
+ * undefined without bwrap, the exec helper or a seccomp filter.
+ */
+export function runnerHostOf(report: PrerequisiteReport): RunnerHost | undefined {
+  const { bubblewrap, enterHelper, seccompFilter } = report;
+  if (bubblewrap === undefined || enterHelper === undefined || seccompFilter === undefined) {
+    return undefined;
+  }
+  return {
+    bwrap: {
+      path: bubblewrap.path,
+      disableUserns: bubblewrap.disableUserns,
+      tmpfsSize: bubblewrap.tmpfsSize,
+    },
+    cgroups: report.cgroups,
+    diskLimits: report.diskLimits,
+    root: process.getuid?.() === 0,
+    enterHelper,
+    seccompFilter,
+  };
 }
 
 /** A sandbox this driver started, until it is stopped. */

@@ -346,6 +346,13 @@ describe("a runner that died in the middle of a stop", () => {
         ? [join(leftover.description.replace("/memory/", "/freezer/"), "freezer.state"), "FROZEN"]
         : [join(leftover.description, "cgroup.freeze"), "1"];
     await writeFile(stateFile, frozen);
+    // Freezing takes a moment (v1 says FREEZING until every task is stopped): a SIGKILL sent
+    // before it is done would kill a process the freeze had not reached yet.
+    const [doneFile, isDone] =
+      cgroups.version === 1
+        ? [stateFile, (text: string) => text.trim() === "FROZEN"]
+        : [join(leftover.description, "cgroup.events"), (text: string) => /^frozen 1$/m.test(text)];
+    await eventually(() => readFile(doneFile, "utf8"), isDone);
     for (const pid of await all()) process.kill(pid, "SIGKILL");
     await sleep(200);
     expect(await all()).toHaveLength(2);

@@ -51,12 +51,12 @@ describe("/api/secret-stores", () => {
   it("creates a store, takes secrets and never returns a value", async () => {
     const created = await t.call("POST", "/api/secret-stores", {
       name: "prod",
-      allowlist: ["API.openai.com.", "*.example.com:8443", "api.openai.com", "[0:0::1]:8080"],
+      allowlist: ["API.openai.com.", "*.example.com:8443", "api.openai.com", "[fd12:0:0::1]:8080"],
     });
     expect(created.status).toBe(201);
     expect(await created.json()).toMatchObject({
       name: "prod",
-      allowlist: ["api.openai.com", "*.example.com:8443", "[::1]:8080"],
+      allowlist: ["api.openai.com", "*.example.com:8443", "[fd12::1]:8080"],
       secrets: [],
     });
     const set = await t.call("PUT", "/api/secret-stores/prod/secrets/OPENAI_API_KEY", {
@@ -81,7 +81,7 @@ describe("/api/secret-stores", () => {
       t.call("GET", "/api/secret-stores"),
       t.call("GET", "/api/secret-stores/prod"),
       t.call("PATCH", "/api/secret-stores/prod", {
-        allowlist: ["api.openai.com", "*.example.com:8443", "[::1]:8080"],
+        allowlist: ["api.openai.com", "*.example.com:8443", "[fd12::1]:8080"],
       }),
     ]);
     for (const answer of answers) {
@@ -160,6 +160,26 @@ describe("/api/secret-stores", () => {
       ["POST", store, allow("a.com:http"), "allowlist[1]"],
       ["POST", store, allow("::1"), 'allowlist[1] "::1" an IPv6 address must be in brackets'],
       ["POST", store, allow("[fe80::1%eth0]"), 'allowlist[1] "[fe80::1%eth0]" has an IPv6 zone'],
+      // A tenant writes its own allowlists: this host and cloud metadata are the operator's.
+      ["POST", store, allow("127.0.0.1:7070"), 'allowlist[1] "127.0.0.1:7070" is this host\'s own'],
+      [
+        "POST",
+        store,
+        allow("169.254.169.254"),
+        'allowlist[1] "169.254.169.254" is this host\'s own',
+      ],
+      [
+        "POST",
+        store,
+        allow("[::ffff:127.0.0.1]"),
+        'allowlist[1] "[::ffff:127.0.0.1]" is this host\'s own',
+      ],
+      [
+        "POST",
+        store,
+        allow("[fd00:ec2::254]"),
+        'allowlist[1] "[fd00:ec2::254]" is this host\'s own',
+      ],
       ["POST", store, allow("0x7f000001"), 'allowlist[1] "0x7f000001" looks like an IPv4'],
       ["POST", store, allow("2130706433"), "allowlist[1]"],
       ["POST", store, allow("127.1"), "allowlist[1]"],
@@ -337,7 +357,7 @@ describe("/api/secret-stores", () => {
         .status,
     ).toBe(201);
     const mine = await (await t.call("GET", "/api/secret-stores/prod")).json();
-    expect(mine.allowlist).toEqual(["api.openai.com", "*.example.com:8443", "[::1]:8080"]);
+    expect(mine.allowlist).toEqual(["api.openai.com", "*.example.com:8443", "[fd12::1]:8080"]);
     expect(mine.secrets.map((secret: { key: string }) => secret.key)).toEqual(["OPENAI_API_KEY"]);
     const theirs = await (await other.call("GET", "/api/secret-stores/prod")).json();
     expect(theirs).toMatchObject({ allowlist: ["b.com"], secrets: [] });

@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
 import { domainToASCII } from "node:url";
+import { isHostOnlyAddress } from "../../sandbox/runner/egress/addresses.js";
 import {
   formatHostPattern,
   type HostPattern,
@@ -61,8 +62,13 @@ function strictHostPattern(entry: string): HostPattern | string {
   if (port?.startsWith("0") === true) return "has a port outside 1–65535, or with a leading zero";
   const pattern = parseHostPattern(entry);
   if (typeof pattern === "string") return pattern;
+  if (isIP(pattern.host) === 6 && pattern.host.includes("%")) {
+    return "has an IPv6 zone (%…), which a proxy cannot dial";
+  }
+  if (isHostOnlyAddress(pattern.host)) {
+    return "is this host's own, link-local or cloud metadata address, which no allowlist opens; a service on this host is reached through a name the operator gives it (cairn dev --egress-host name=address:port)";
+  }
   if (isIP(pattern.host) === 6) {
-    if (pattern.host.includes("%")) return "has an IPv6 zone (%…), which a proxy cannot dial";
     // The compressed form, which is how the proxy sees the address in a request.
     return { ...pattern, host: new URL(`http://[${pattern.host}]`).hostname.slice(1, -1) };
   }

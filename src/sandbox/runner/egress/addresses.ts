@@ -53,6 +53,39 @@ export function isPublicAddress(address: string): boolean {
   return !forbidden.check(address, "ipv6");
 }
 
+// This host and the cloud's metadata service: no allowlist reaches them, since a tenant writes
+// its own allowlists; only the operator's --egress-host names a service here.
+const hostOnly = new BlockList();
+for (const [network, prefix] of [
+  ["0.0.0.0", 8],
+  ["127.0.0.0", 8],
+  ["169.254.0.0", 16],
+] as const) {
+  hostOnly.addSubnet(network, prefix, "ipv4");
+}
+for (const [network, prefix] of [
+  ["::", 128],
+  ["::1", 128],
+  ["fe80::", 10],
+  ["fd00:ec2::254", 128],
+] as const) {
+  hostOnly.addSubnet(network, prefix, "ipv6");
+}
+
+/**
+ * Whether `address` is this host's own (unspecified, loopback) or link-local, which holds cloud
+ * metadata (169.254.169.254, fd00:ec2::254), in any IPv6 form that embeds one: addresses an
+ * allowlist cannot open, because the project that owns a sandbox writes its allowlists.
+ */
+export function isHostOnlyAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 4) return hostOnly.check(address, "ipv4");
+  if (family !== 6) return false;
+  const embedded = embeddedIpv4(address);
+  if (embedded !== undefined && isHostOnlyAddress(embedded)) return true;
+  return hostOnly.check(address, "ipv6");
+}
+
 /** Where the proxy connects for a request: the address it vetted, never a name. */
 export interface VettedTarget {
   readonly address: string;
@@ -71,7 +104,8 @@ export interface TargetRefusal {
 /**
  * The address to dial for `host:port`, or why there is none: a name from `egressHosts` goes to
  * exactly its address (loopback allowed: the operator named it); an IP literal must be public
- * unless the allowlist names that exact address; a name is resolved here, once, and only a
+ * unless the allowlist names that exact address, and never this host's own, link-local or
+ * metadata address; a name is resolved here, once, and only a
  * public address it resolves to is used, so a rebinding answer later cannot change where the
  * connection goes.
  */
@@ -98,6 +132,12 @@ export async function vetTargetOrRefusal(
   if (named !== undefined) return named;
   if (isIP(host) !== 0) {
     const literal = isIP(host) === 6 ? `[${host}]` : host;
+    if (isHostOnlyAddress(host)) {
+      return {
+        refused: `${host} is this host's own, link-local or cloud metadata address, which no allowlist opens; a service on this host is reached through a name the operator gives it (cairn dev --egress-host name=${host.includes(":") ? `[${host}]` : host}:port)`,
+        error: "destination_ip_prohibited",
+      };
+    }
     const exact = allowlist.some((entry) => entry === literal || entry === `${literal}:${port}`);
     if (exact || isPublicAddress(host)) return { address: host, port };
     return {

@@ -104,6 +104,18 @@ describe("addresses", () => {
       port: 80,
     });
     expect(await vetTarget("10.0.0.6", 80, ["10.0.0.5"], none)).toMatch(/private/);
+    // This host and cloud metadata stay shut whatever the allowlist says: a tenant writes it.
+    for (const [host, allowlist] of [
+      ["127.0.0.1", ["127.0.0.1:7070"]],
+      ["127.0.0.1", ["127.0.0.1"]],
+      ["169.254.169.254", ["169.254.169.254"]],
+      ["::ffff:127.0.0.1", ["[::ffff:127.0.0.1]"]],
+      ["::1", ["[::1]"]],
+      ["fd00:ec2::254", ["[fd00:ec2::254]"]],
+      ["0.0.0.0", ["0.0.0.0"]],
+    ] as const) {
+      expect(await vetTarget(host, 7070, allowlist, none)).toMatch(/no allowlist opens/);
+    }
     const named = new Map([["model.local", { address: "127.0.0.1", port: 8443 }]]);
     expect(await vetTarget("model.local", 443, [], named)).toEqual({
       address: "127.0.0.1",

@@ -369,7 +369,7 @@ describe("agents.allowPrivateCallbacks", () => {
     const refused = await t.call("POST", `/v1/agents/${agentId}/channels/webhook`, { callbackUrl });
     expect(refused.status).toBe(400);
     expect(((await refused.json()) as { message: string }).message).toMatch(
-      /127\.0\.0\.1 is a private, loopback.*agents\.allowPrivateCallbacks/,
+      /127\.0\.0\.1 is this host's own.*agents\.allowPrivateCallbacks/,
     );
     const open = await startSandboxServer({
       agents: { allowPrivateCallbacks: true },

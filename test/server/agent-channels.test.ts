@@ -925,7 +925,7 @@ describe("outgoing addresses", () => {
         await expectError(
           await post(target),
           400,
-          /private, loopback, link-local or metadata|does not resolve/,
+          /private, loopback, link-local or metadata|no allowlist opens|does not resolve/,
         );
       }
       const named = (await created(await post("http://hooks.internal/replies"))) as {

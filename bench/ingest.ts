@@ -27,6 +27,7 @@ import { parseExportBatch } from "../src/server/ingest/parse-export-batch.js";
 import { openDatabase, transaction } from "../src/server/store/database.js";
 import { ProjectStore } from "../src/server/store/projects.js";
 import { insertSpanSql, SpanStore, spanRowValues } from "../src/server/store/span-store.js";
+import { sqliteStore } from "../src/server/store/sqlite-store.js";
 import { median, percent, ratio, seconds, table, thousands } from "./support/report.js";
 import { startServerProcess } from "./support/server-process.js";
 import { makeBatches, spansPerTrace } from "./support/spans.js";
@@ -198,12 +199,11 @@ function appFetch(workload: Workload): Promise<Timing> {
     try {
       const projects = new ProjectStore(db);
       projects.createProject("default", apiKey);
-      const spans = new SpanStore(db);
+      const store = sqliteStore(db, new SpanStore(db));
       const app = createApp({
+        store,
         db,
-        projects,
-        spans,
-        ingester: inProcessIngester(spans),
+        ingester: inProcessIngester(store.spans),
         bodyLimitBytes: 10 * 1024 * 1024,
         rateLimit: { requestsPerSecond: 1_000_000, burst: 1_000_000 },
         isClosing: () => false,

@@ -37,20 +37,16 @@ import {
 import { secretRoutes } from "./sandboxes/secret-routes.js";
 import { signedFileRoutes } from "./sandboxes/signed-url-routes.js";
 import { sandboxTokenCaller } from "./sandboxes/token-caller.js";
-import { EvalStore } from "./store/evals.js";
-import type { ProjectStore } from "./store/projects.js";
-import { ScoreStore } from "./store/scores.js";
 import type { SecretVault } from "./store/secret-vault.js";
-import type { SpanStore } from "./store/span-store.js";
-import { getTraceSummary } from "./store/trace-list.js";
-import { VersionStore } from "./store/versions.js";
+import type { Store } from "./store/store.js";
 
 const mebibyte = 1024 * 1024;
 
 export interface AppParts {
+  /** What the observability API stores: traces, sessions, versions, scores, runs, analytics. */
+  readonly store: Store;
+  /** The SQLite file of the sandbox and agent records. */
   readonly db: DatabaseSync;
-  readonly projects: ProjectStore;
-  readonly spans: SpanStore;
   /** Stores `POST /traces` bodies: on worker threads, or on this one. */
   readonly ingester: BatchIngester;
   /** Largest request body accepted, in bytes. */
@@ -157,13 +153,14 @@ export function createApp(parts: AppParts) {
     }
     return bodyLimit(c, next);
   });
-  const tokenCaller = sandboxTokenCaller(access.tokens, sandboxes, parts.projects);
-  const execCaller = execTokenCaller(sandboxes, parts.projects, access.tokens);
+  const { store } = parts;
+  const tokenCaller = sandboxTokenCaller(access.tokens, sandboxes, store.projects);
+  const execCaller = execTokenCaller(sandboxes, store.projects, access.tokens);
   // One count of failed attempts per address, whether a key, a sign-in code or a cookie failed.
   const failures = new FailedAuthentications(parts.failedAuthLimit, parts.clientAddress);
   const dashboard = createDashboard({
-    db: parts.db,
-    projects: parts.projects,
+    projects: store.projects,
+    sessions: store.dashboardSessions,
     failures,
     option: parts.dashboard,
   });
@@ -175,7 +172,7 @@ export function createApp(parts: AppParts) {
       ? agentChannels({
           db: parts.db,
           vault: parts.secretStores,
-          projects: parts.projects,
+          projects: store.projects,
           agents: parts.agents.store,
           turns: parts.agents.turns,
           failures,
@@ -185,13 +182,15 @@ export function createApp(parts: AppParts) {
       : undefined;
   if (channels !== undefined) app.route("/", channels.incomingRoutes);
   app.use(
-    requireApiKey(parts.projects, {
+    requireApiKey(store.projects, {
       // An exec token or a session cookie comes alone: with a key that is no project's, the
       // key is what is wrong (a key, when present, wins over the cookie).
-      alternative: (c, presented) =>
-        tokenCaller(c, presented) ??
-        channels?.caller(c, presented) ??
-        (presented === undefined ? (execCaller(c) ?? dashboard.caller(c)) : undefined),
+      alternative: async (c, presented) =>
+        (await tokenCaller(c, presented)) ??
+        (await channels?.caller(c, presented)) ??
+        (presented === undefined
+          ? ((await execCaller(c)) ?? (await dashboard.caller(c)))
+          : undefined),
       failures,
     }),
   );
@@ -201,31 +200,29 @@ export function createApp(parts: AppParts) {
   // A gzip body may inflate a lot; decoding stops at twice the OTLP body limit, or 64 MiB.
   app.route(
     "/",
-    otlpRoutes(parts.spans, {
+    otlpRoutes(store.spans, {
       maxDecodedBytes: Math.max(2 * otlpBodyLimitBytes, 64 * mebibyte),
     }),
   );
-  const scores = new ScoreStore(parts.db);
   const serviceScorers = parts.scorers ?? {};
-  app.route("/", traceRoutes(parts.db, parts.spans, scores));
-  app.route("/", sessionRoutes(parts.db));
+  app.route("/", traceRoutes(store.traces, store.spans, store.scores));
+  app.route("/", sessionRoutes(store.sessions));
   app.route(
     "/",
     scoreRoutes({
-      spans: parts.spans,
-      scores,
+      spans: store.spans,
+      scores: store.scores,
       judgeFor: parts.judgeFor,
       findScorer: (slug) =>
         Object.hasOwn(serviceScorers, slug) ? serviceScorers[slug] : findScorer(slug),
     }),
   );
   const events =
-    parts.events ??
-    new ProjectEvents((projectId, hex) => getTraceSummary(parts.db, projectId, hex));
+    parts.events ?? new ProjectEvents((projectId, hex) => store.traces.summary(projectId, hex));
   app.route("/", projectEventRoutes(events, parts.abortResponse));
   app.route(
     "/",
-    evalRoutes(new EvalStore(parts.db), (projectId, run) => events.testRunChanged(projectId, run)),
+    evalRoutes(store.evals, (projectId, run) => events.testRunChanged(projectId, run)),
   );
   app.route("/", execWebSocketRoutes(sandboxes, access));
   if (parts.secretStores !== undefined) app.route("/", secretRoutes(parts.secretStores));
@@ -241,8 +238,8 @@ export function createApp(parts: AppParts) {
     app.route("/", agentMessageRoutes(parts.agents));
   }
   if (channels !== undefined) app.route("/", channels.keyRoutes);
-  app.route("/", analyticsRoutes(parts.db));
-  app.route("/", versionRoutes(new VersionStore(parts.db)));
+  app.route("/", analyticsRoutes(store.analytics));
+  app.route("/", versionRoutes(store.versions));
   app.onError(errorResponse);
   app.notFound(notFoundResponse);
   return app;

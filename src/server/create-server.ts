@@ -29,11 +29,11 @@ import { withSandboxService } from "./sandboxes/service-of.js";
 import { urlSigningKey } from "./sandboxes/url-signing.js";
 import { DataDirectoryLock } from "./store/data-directory-lock.js";
 import { openDatabase } from "./store/database.js";
-import { ProjectStore } from "./store/projects.js";
 import { SearchIndexer } from "./store/search-indexer.js";
 import { finishInterruptedRotation, SecretVault } from "./store/secret-vault.js";
 import { SpanStore } from "./store/span-store.js";
-import { getTraceSummary } from "./store/trace-list.js";
+import { sqliteStore } from "./store/sqlite-store.js";
+import type { SpanRepository } from "./store/store.js";
 import { WriteLock } from "./store/write-lock.js";
 
 export interface ServerOptions {
@@ -186,20 +186,11 @@ async function startParts(
   const dbPath = join(dataDir, "cairn.db");
   const db = openDatabase(dbPath);
   opened.push(() => db.close());
-  const projects = new ProjectStore(db);
-  let createdApiKey: string | undefined;
-  if (projects.isEmpty()) {
-    const key = options.apiKey || environment("apiKey");
-    createdApiKey = projects.createProject("default", key).apiKey;
-    const keyFile = apiKeyFile(dataDir);
-    writeFileSync(keyFile, `${createdApiKey}\n`, { mode: 0o600 });
-    chmodSync(keyFile, 0o600);
-  }
   let closing = false;
   // Every thread that writes spans takes turns through one lock.
   const lock = new WriteLock();
   // Whichever thread stores spans, the traces they changed reach the projects' live events.
-  const events = new ProjectEvents((projectId, hex) => getTraceSummary(db, projectId, hex));
+  const events = new ProjectEvents((projectId, hex) => store.traces.summary(projectId, hex));
   // Spans are added to the search index after they are stored, off the ingest path.
   const searchIndexer = new SearchIndexer((limit) => spans.indexForSearch(limit));
   const tracesStored = (projectId: string, hexes: readonly string[]) => {
@@ -207,13 +198,22 @@ async function startParts(
     searchIndexer.stored();
   };
   const spans = new SpanStore(db, lock, tracesStored);
+  const store = sqliteStore(db, spans);
+  let createdApiKey: string | undefined;
+  if (await store.projects.isEmpty()) {
+    const key = options.apiKey || environment("apiKey");
+    createdApiKey = (await store.projects.createProject("default", key)).apiKey;
+    const keyFile = apiKeyFile(dataDir);
+    writeFileSync(keyFile, `${createdApiKey}\n`, { mode: 0o600 });
+    chmodSync(keyFile, 0o600);
+  }
   // First what an earlier run left (or a store from before the index).
   searchIndexer.stored();
   opened.push(() => searchIndexer.close());
   const ingester: BatchIngester =
     workers > 0
-      ? new WorkerIngester(dbPath, lock, workers, inProcessIngester(spans), tracesStored)
-      : inProcessIngester(spans);
+      ? new WorkerIngester(dbPath, lock, workers, inProcessIngester(store.spans), tracesStored)
+      : inProcessIngester(store.spans);
   opened.push(() => ingester.close());
   finishInterruptedRotation(db, dataDir);
   const masterKey = loadMasterKey(dataDir, options.masterKey ?? environment("masterKey"));
@@ -225,20 +225,19 @@ async function startParts(
     options.sandboxes,
     secretStores,
     options.egress,
-    (projectId, batch) => spans.ingest(projectId, batch),
+    (projectId, batch) => store.spans.ingest(projectId, batch),
     (projectId, record) => events.sandboxChanged(projectId, record),
   );
   if ("runner" in sandboxes) opened.push(() => sandboxes.runner.close());
   const agents = startAgentService(db, dataDir, sandboxes, options.agents, (projectId, batch) =>
-    spans.ingest(projectId, batch),
+    store.spans.ingest(projectId, batch),
   );
   if ("close" in agents) opened.push(() => agents.close());
   const app = createApp({
+    store,
     db,
-    projects,
-    spans,
     ingester,
-    judgeFor: judgeConfig === undefined ? undefined : judgesByProject(judgeConfig, spans),
+    judgeFor: judgeConfig === undefined ? undefined : judgesByProject(judgeConfig, store.spans),
     scorers: options.scorers,
     sandboxes,
     agents,
@@ -350,7 +349,7 @@ function answerProtocolError(error: Error & { code?: string }, socket: Duplex): 
 }
 
 /** One judge per project, made on first use, whose calls are recorded in that project. */
-function judgesByProject(config: JudgeConfig, spans: SpanStore): (projectId: string) => Judge {
+function judgesByProject(config: JudgeConfig, spans: SpanRepository): (projectId: string) => Judge {
   // Checked now, so that a wrong judge stops the start instead of the first grade.
   new Judge(config);
   const judges = new Map<string, Judge>();

@@ -21,6 +21,8 @@ import { errorResponse, notFoundResponse } from "../../src/server/http/error-han
 import { openDatabase } from "../../src/server/store/database.js";
 import { ProjectStore } from "../../src/server/store/projects.js";
 import { SecretVault } from "../../src/server/store/secret-vault.js";
+import { SpanStore } from "../../src/server/store/span-store.js";
+import { sqliteStore } from "../../src/server/store/sqlite-store.js";
 import { captureLog } from "../helpers/log.js";
 import {
   postSlackEvent,
@@ -132,6 +134,7 @@ async function startChannelsApp(
     ).run(agentId, projectId, agentId.slice(-8));
   }
   const vault = new SecretVault(db, master);
+  const projectRepository = sqliteStore(db, new SpanStore(db)).projects;
   const failures = new FailedAuthentications({
     requestsPerSecond: 0.001,
     burst: options.failedAuthBurst ?? 1000,
@@ -140,7 +143,7 @@ async function startChannelsApp(
   const channels = agentChannels({
     db,
     vault,
-    projects,
+    projects: projectRepository,
     agents: {
       get: (projectId, agentId) =>
         db.prepare("SELECT id FROM agents WHERE project_id = ? AND id = ?").get(projectId, agentId),
@@ -152,7 +155,7 @@ async function startChannelsApp(
   });
   const app = new Hono<{ Variables: AuthVariables }>();
   app.route("/", channels.incomingRoutes);
-  app.use(requireApiKey(projects, { alternative: channels.caller, failures }));
+  app.use(requireApiKey(projectRepository, { alternative: channels.caller, failures }));
   app.route("/", channels.keyRoutes);
   // Stand-ins for the agents' own routes: say who the caller is.
   app.all("/v1/agents/:id/*", (c) =>

@@ -16,6 +16,7 @@ import { analyticsRoutes } from "../../src/server/routes/analytics.js";
 import { openDatabase } from "../../src/server/store/database.js";
 import { ProjectStore } from "../../src/server/store/projects.js";
 import { SpanStore } from "../../src/server/store/span-store.js";
+import { sqliteStore } from "../../src/server/store/sqlite-store.js";
 import { resource, span } from "./helpers.js";
 
 export const keyA = "analytics-key-a-0123456789";
@@ -42,9 +43,10 @@ export async function startAnalyticsServer(): Promise<AnalyticsServer> {
     b: projects.createProject("b", keyB).project.id,
   };
   const store = new SpanStore(db);
+  const { projects: projectRepository, analytics } = sqliteStore(db, store);
   const app = new Hono<{ Variables: AuthVariables }>();
-  app.use(requireApiKey(projects));
-  app.route("/", analyticsRoutes(db));
+  app.use(requireApiKey(projectRepository));
+  app.route("/", analyticsRoutes(analytics));
   app.onError(errorResponse);
   app.notFound(notFoundResponse);
   const server = await new Promise<Server>((resolve) => {

@@ -8,6 +8,7 @@ import { inProcessIngester } from "../../src/server/ingest/batch-ingester.js";
 import { openDatabase } from "../../src/server/store/database.js";
 import { ProjectStore } from "../../src/server/store/projects.js";
 import { SpanStore } from "../../src/server/store/span-store.js";
+import { sqliteStore } from "../../src/server/store/sqlite-store.js";
 
 // A request that reaches the app while the server shuts down (on a connection already open)
 // is refused with 503 and Retry-After, before it can touch the store.
@@ -17,12 +18,11 @@ describe("while the server shuts down", () => {
   const projects = new ProjectStore(db);
   const { apiKey } = projects.createProject("p", "closing-key-1234567890");
   let closing = false;
-  const spans = new SpanStore(db);
+  const store = sqliteStore(db, new SpanStore(db));
   const app = createApp({
+    store,
     db,
-    projects,
-    spans,
-    ingester: inProcessIngester(spans),
+    ingester: inProcessIngester(store.spans),
     bodyLimitBytes: 1024 * 1024,
     rateLimit: defaultRateLimit,
     isClosing: () => closing,

@@ -6,8 +6,11 @@ import { attributes as names } from "../../tracing/attributes.js";
 import { PriceTable } from "../../tracing/prices.js";
 import { sdkVersion } from "../../tracing/sdk-info.js";
 
-/** Where a turn's spans go: the ingest path sandboxes use (`spans.ingest`). */
-export type SpanSink = (projectId: string, batch: ExportBatch) => void;
+/**
+ * Where a turn's spans go: the ingest path sandboxes use (`spans.ingest`). It may answer with a
+ * promise: the turn does not wait for it, and a failure is logged.
+ */
+export type SpanSink = (projectId: string, batch: ExportBatch) => unknown;
 
 /** What a `run_command` exec reports to its span. */
 export interface ExecReport {
@@ -188,14 +191,15 @@ export class TurnTrace {
       attributes: { "cairn.agent.id": turn.agentId, "cairn.agent.name": turn.agentName },
     });
     const spans = [{ ...root, tags }, ...this.#spans];
-    try {
-      this.sink(turn.projectId, {
-        resource: { service_name: "cairn-agents", sdk_name: "cairn", sdk_version: sdkVersion },
-        spans,
+    const batch = {
+      resource: { service_name: "cairn-agents", sdk_name: "cairn", sdk_version: sdkVersion },
+      spans,
+    };
+    void Promise.resolve()
+      .then(() => this.sink(turn.projectId, batch))
+      .catch((error: unknown) => {
+        log.error(`could not record the trace of agent ${turn.agentId}'s turn`, error);
       });
-    } catch (error) {
-      log.error(`could not record the trace of agent ${turn.agentId}'s turn`, error);
-    }
   }
 
   #span(fields: {

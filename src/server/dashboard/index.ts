@@ -1,12 +1,11 @@
-import type { DatabaseSync } from "node:sqlite";
 import type { Context } from "hono";
 import { Hono } from "hono";
 import type { AuthVariables, FailedAuthentications } from "../http/auth.js";
-import type { Caller, ProjectStore } from "../store/projects.js";
+import type { Caller } from "../store/projects.js";
+import type { DashboardSessionRepository, ProjectRepository } from "../store/store.js";
 import { dashboardCandidates } from "./directory.js";
 import { requireSessionRequest } from "./same-origin.js";
 import { refusalMessages, sessionOfRequest } from "./session-cookie.js";
-import { DashboardSessionStore } from "./session-store.js";
 import { loginCodeRoutes, signInRoutes } from "./sign-in-routes.js";
 import { staticRoutes } from "./static-files.js";
 
@@ -14,11 +13,11 @@ import { staticRoutes } from "./static-files.js";
 export type DashboardOption = { readonly directory?: string | undefined } | false;
 
 export interface DashboardParts {
-  readonly db: DatabaseSync;
-  readonly projects: ProjectStore;
+  readonly projects: ProjectRepository;
+  readonly sessions: DashboardSessionRepository;
   readonly failures: FailedAuthentications;
   readonly option?: DashboardOption | undefined;
-  /** The clock of codes and sessions, in ms since the epoch. Default Date.now. */
+  /** The clock of the cookies' lifetimes, in ms since the epoch (the store's). Default Date.now. */
   readonly now?: () => number;
 }
 
@@ -32,16 +31,16 @@ export interface Dashboard {
    * or undefined when the request has no cookie. Throws 403 `csrf_failed` for a request from
    * another origin, or one that changes something without the session's token.
    */
-  readonly caller: (c: Context) => Caller | string | undefined;
+  readonly caller: (c: Context) => Promise<Caller | string | undefined>;
 }
 
 /** The dashboard: its files, signing in, and the session cookie as a way into the API. */
 export function createDashboard(parts: DashboardParts): Dashboard {
   if (parts.option === false) {
-    return { publicRoutes: new Hono(), keyRoutes: new Hono(), caller: () => undefined };
+    return { publicRoutes: new Hono(), keyRoutes: new Hono(), caller: async () => undefined };
   }
   const now = parts.now ?? Date.now;
-  const sessions = new DashboardSessionStore(parts.db, now);
+  const { sessions } = parts;
   const directory = parts.option?.directory;
   const publicRoutes = new Hono()
     .route("/", staticRoutes(directory === undefined ? dashboardCandidates() : [directory]))
@@ -49,11 +48,11 @@ export function createDashboard(parts: DashboardParts): Dashboard {
   return {
     publicRoutes,
     keyRoutes: loginCodeRoutes(sessions),
-    caller: (c) => {
-      const session = sessionOfRequest(c, sessions);
+    caller: async (c) => {
+      const session = await sessionOfRequest(c, sessions);
       if (session === "none") return undefined;
       if (typeof session === "string") return refusalMessages[session];
-      const project = parts.projects.byId(session.projectId);
+      const project = await parts.projects.byId(session.projectId);
       if (project === undefined) return refusalMessages.unknown;
       requireSessionRequest(c, session.csrfToken);
       return { project, actor: `dashboard:${session.id}`, dashboardSessionId: session.id };

@@ -1,7 +1,8 @@
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import type { DashboardSessionRepository } from "../store/store.js";
 import { isHttps } from "./same-origin.js";
-import type { DashboardSession, DashboardSessionStore, SessionRefusal } from "./session-store.js";
+import type { DashboardSession, SessionRefusal } from "./session-store.js";
 
 /** The cookie a signed-in browser carries: HttpOnly, so no script of a page ever reads it. */
 export const sessionCookieName = "cairn_session";
@@ -19,10 +20,10 @@ export const refusalMessages: Readonly<Record<SessionRefusal, string>> = {
  * The session the request's cookie stands for; `none` when it has no cookie, else why the
  * cookie does not work.
  */
-export function sessionOfRequest(
+export async function sessionOfRequest(
   c: Context,
-  sessions: DashboardSessionStore,
-): DashboardSession | SessionRefusal | "none" {
+  sessions: DashboardSessionRepository,
+): Promise<DashboardSession | SessionRefusal | "none"> {
   const cookie = getCookie(c, sessionCookieName);
   if (cookie === undefined || cookie === "") return "none";
   return sessions.find(cookie);

@@ -6,7 +6,8 @@ import { describeIssues } from "../../core/zod-message.js";
 import { ApiError } from "../http/api-error.js";
 import type { AuthVariables, FailedAuthentications } from "../http/auth.js";
 import { readJson } from "../http/read-json.js";
-import type { Project, ProjectStore } from "../store/projects.js";
+import type { Project } from "../store/projects.js";
+import type { DashboardSessionRepository, ProjectRepository } from "../store/store.js";
 import { ownOrigin, requireSameOrigin, requireSessionRequest } from "./same-origin.js";
 import {
   clearSessionCookie,
@@ -15,11 +16,11 @@ import {
   sessionOfRequest,
   setSessionCookie,
 } from "./session-cookie.js";
-import type { DashboardSession, DashboardSessionStore } from "./session-store.js";
+import type { DashboardSession } from "./session-store.js";
 
 export interface SignInParts {
-  readonly projects: ProjectStore;
-  readonly sessions: DashboardSessionStore;
+  readonly projects: ProjectRepository;
+  readonly sessions: DashboardSessionRepository;
   readonly failures: FailedAuthentications;
   readonly now: () => number;
 }
@@ -34,25 +35,28 @@ export function signInRoutes(parts: SignInParts): Hono {
   const { projects, sessions, failures, now } = parts;
   const app = new Hono();
 
-  const startSession = (c: Context, signedIn: { session: DashboardSession; cookie: string }) => {
+  const startSession = async (
+    c: Context,
+    signedIn: { session: DashboardSession; cookie: string },
+  ) => {
     // The browser's earlier session, which its new cookie replaces, ends now.
-    const earlier = sessionOfRequest(c, sessions);
-    if (typeof earlier === "object") sessions.revoke(earlier.id);
+    const earlier = await sessionOfRequest(c, sessions);
+    if (typeof earlier === "object") await sessions.revoke(earlier.id);
     setSessionCookie(c, signedIn.cookie, signedIn.session.expiresAtMs, now());
   };
 
-  app.get("/login", (c) => {
+  app.get("/login", async (c) => {
     c.header("cache-control", "no-store");
     c.header("referrer-policy", "no-referrer");
     // A link checker or preview asks with HEAD: it must not use the code up.
     if (c.req.method === "HEAD") return c.body(null, 204);
     failures.check(c);
-    const result = sessions.signInWithCode(c.req.query("code") ?? "");
+    const result = await sessions.signInWithCode(c.req.query("code") ?? "");
     if (typeof result === "string") {
       failures.record(c);
       return c.redirect(`/ui/login?error=${result}`, 303);
     }
-    startSession(c, result);
+    await startSession(c, result);
     return c.redirect("/ui/", 303);
   });
 
@@ -67,38 +71,38 @@ export function signInRoutes(parts: SignInParts): Hono {
         `the body must be {"apiKey": "<the project's API key>"}: ${describeIssues(parsed.error)}`,
       );
     }
-    const caller = projects.callerForKey(parsed.data.apiKey.trim());
+    const caller = await projects.callerForKey(parsed.data.apiKey.trim());
     if (caller === undefined) {
       failures.record(c);
       throw new ApiError("unauthorized", "the API key is not valid");
     }
-    const signedIn = sessions.signIn(caller.project.id, caller.actor);
-    startSession(c, signedIn);
+    const signedIn = await sessions.signIn(caller.project.id, caller.actor);
+    await startSession(c, signedIn);
     return c.json(answer(caller.project, signedIn.session));
   });
 
-  app.get("/auth/session", (c) => {
+  app.get("/auth/session", async (c) => {
     c.header("cache-control", "no-store");
     failures.check(c);
-    const session = liveSession(c);
-    const project = projects.byId(session.projectId);
+    const session = await liveSession(c);
+    const project = await projects.byId(session.projectId);
     if (project === undefined) throw new ApiError("unauthorized", refusalMessages.unknown);
     return c.json(answer(project, session));
   });
 
-  app.post("/auth/logout", (c) => {
+  app.post("/auth/logout", async (c) => {
     c.header("cache-control", "no-store");
     failures.check(c);
-    const session = liveSession(c);
+    const session = await liveSession(c);
     requireSessionRequest(c, session.csrfToken);
-    sessions.revoke(session.id);
+    await sessions.revoke(session.id);
     clearSessionCookie(c);
     return c.body(null, 204);
   });
 
   /** The request's live session, or the 401 (the cookie dropped, a bad one counted). */
-  function liveSession(c: Context): DashboardSession {
-    const found = sessionOfRequest(c, sessions);
+  async function liveSession(c: Context): Promise<DashboardSession> {
+    const found = await sessionOfRequest(c, sessions);
     if (typeof found === "object") return found;
     if (found !== "none") failures.record(c);
     if (getCookie(c, sessionCookieName) !== undefined) clearSessionCookie(c);
@@ -119,17 +123,17 @@ export function signInRoutes(parts: SignInParts): Hono {
  * a sandbox token that could would outlive its own end.
  */
 export function loginCodeRoutes(
-  sessions: DashboardSessionStore,
+  sessions: DashboardSessionRepository,
 ): Hono<{ Variables: AuthVariables }> {
   const app = new Hono<{ Variables: AuthVariables }>();
-  app.post("/auth/login-codes", (c) => {
+  app.post("/auth/login-codes", async (c) => {
     if (c.get("dashboardSessionId") !== undefined || c.get("sandboxTokenId") !== undefined) {
       throw new ApiError(
         "forbidden",
         "a sign-in code is made with the project's API key (cairn open); a dashboard session or sandbox token cannot make one",
       );
     }
-    const { code, expiresAtMs } = sessions.createCode(c.get("project").id, c.get("actor"));
+    const { code, expiresAtMs } = await sessions.createCode(c.get("project").id, c.get("actor"));
     c.header("cache-control", "no-store");
     return c.json(
       {

@@ -4,7 +4,7 @@ import type { ExportedSpan } from "../../core/wire/index.js";
 import { PriceTable } from "../../tracing/prices.js";
 import type { TraceJudgeCall } from "../../tracing/scoring/judge.js";
 import { sdkName, sdkVersion } from "../../tracing/sdk-info.js";
-import type { SpanStore } from "../store/span-store.js";
+import type { SpanRepository } from "../store/store.js";
 
 interface CompletionLike {
   model?: unknown;
@@ -19,7 +19,7 @@ const count = (value: unknown) => (typeof value === "number" && value >= 0 ? Mat
  * project that asked for the grade, with tokens and cost: the judge's spend shows in the
  * project's analytics like any other model call. Tagged `cairn.judge`.
  */
-export function judgeSpanRecorder(spans: SpanStore, projectId: string): TraceJudgeCall {
+export function judgeSpanRecorder(spans: SpanRepository, projectId: string): TraceJudgeCall {
   const prices = new PriceTable();
   return async (call, run) => {
     const started = Date.now();
@@ -71,7 +71,7 @@ export function judgeSpanRecorder(spans: SpanStore, projectId: string): TraceJud
         events: [],
       };
       try {
-        spans.ingest(projectId, {
+        await spans.ingest(projectId, {
           resource: { service_name: "cairn-judge", sdk_name: sdkName, sdk_version: sdkVersion },
           spans: [span],
         });

@@ -17,7 +17,10 @@ export interface ChannelLimits {
   readonly burst: number;
 }
 
-/** The answer to a change that is no longer there to send (a trace removed meanwhile). */
+/**
+ * The data of a change, read when it is sent (the store may answer later); undefined when it
+ * is no longer there to send (a trace removed meanwhile).
+ */
 type Produce = () => unknown;
 
 /**
@@ -37,6 +40,7 @@ export class ProjectChannel {
   #lastId: number;
   #lastResyncAt = Number.NEGATIVE_INFINITY;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  #flushing = false;
 
   /** @param before the id before this channel's first: above every id an earlier one gave */
   constructor(
@@ -112,35 +116,23 @@ export class ProjectChannel {
   }
 
   #schedule(): void {
-    if (this.#timer !== undefined) return;
+    if (this.#timer !== undefined || this.#flushing) return;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
-      this.#flush();
+      void this.#flush();
     }, this.limits.flushMs);
     this.#timer.unref();
   }
 
-  #flush(): void {
-    const pending = [...this.#pending.values()];
-    this.#pending.clear();
-    this.#pendingByKind.clear();
-    for (const { kind, produce } of pending) {
-      if (this.#budgets.wait(kind) > 0) {
-        this.#countDropped(kind, 1);
-        continue;
-      }
-      this.#budgets.take(kind);
-      let data: unknown;
-      try {
-        data = produce();
-      } catch (error) {
-        // A row that cannot be read now (the store closing): left out, and counted in a resync.
-        log.warn(`a ${kind} event was left out of the project's event stream`, error);
-        this.#countDropped(kind, 1);
-        continue;
-      }
-      if (data !== undefined) this.#send(kind, data);
+  async #flush(): Promise<void> {
+    // One flush at a time, so that events keep their order while rows are read.
+    this.#flushing = true;
+    try {
+      await this.#sendPending();
+    } finally {
+      this.#flushing = false;
     }
+    if (this.#pending.size > 0) this.#schedule();
     if (this.#dropped.size === 0) return;
     if (performance.now() - this.#lastResyncAt < 1000) {
       this.#schedule();
@@ -154,6 +146,32 @@ export class ProjectChannel {
       dropped,
       message: "changes came faster than this stream sends them; read the lists again",
     });
+  }
+
+  /** Reads the data of the changes waiting (all at once), then sends them in order. */
+  async #sendPending(): Promise<void> {
+    const allowed = [];
+    for (const change of this.#pending.values()) {
+      if (this.#budgets.wait(change.kind) > 0) {
+        this.#countDropped(change.kind, 1);
+        continue;
+      }
+      this.#budgets.take(change.kind);
+      allowed.push(change);
+    }
+    this.#pending.clear();
+    this.#pendingByKind.clear();
+    const produced = await Promise.allSettled(allowed.map(async ({ produce }) => await produce()));
+    for (const [index, outcome] of produced.entries()) {
+      const { kind } = allowed[index] as { kind: ChangeKind };
+      if (outcome.status === "rejected") {
+        // A row that cannot be read now (the store closing): left out, and counted in a resync.
+        log.warn(`a ${kind} event was left out of the project's event stream`, outcome.reason);
+        this.#countDropped(kind, 1);
+      } else if (outcome.value !== undefined) {
+        this.#send(kind, outcome.value);
+      }
+    }
   }
 
   #countDropped(kind: ChangeKind, count: number): void {

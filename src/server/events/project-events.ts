@@ -28,7 +28,10 @@ export const projectEventLimits: ProjectEventLimits = {
 };
 
 /** A trace's row as the trace list returns it, or undefined when the project has no such trace. */
-export type TraceRowReader = (projectId: string, traceHex: string) => TraceSummary | undefined;
+export type TraceRowReader = (
+  projectId: string,
+  traceHex: string,
+) => Promise<TraceSummary | undefined>;
 
 /**
  * The live events of every project (`GET /events`): what the stores and the runner report is

@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
-import type { Caller, Project, ProjectStore } from "../store/projects.js";
+import type { Caller, Project } from "../store/projects.js";
+import type { ProjectRepository } from "../store/store.js";
 import { ApiError } from "./api-error.js";
 import { defaultFailedAuthLimit, type RateLimitOptions, TokenBuckets } from "./rate-limit.js";
 
@@ -23,7 +24,10 @@ export interface AuthOptions {
    * credential; a string: it has one, and this is what is wrong with it (401). A credential
    * that is valid but does not reach this request throws its 403.
    */
-  readonly alternative?: (c: Context, presented: string | undefined) => Caller | string | undefined;
+  readonly alternative?: (
+    c: Context,
+    presented: string | undefined,
+  ) => Promise<Caller | string | undefined>;
   /**
    * The failed attempts of each client address, shared with the other ways in (the dashboard's
    * sign-in). Default: 2/s, burst 20, every client as one address.
@@ -75,13 +79,13 @@ export function apiKeyOf(header: (name: string) => string | undefined): string |
  * to wait (429) before its next key is even looked at.
  */
 export function requireApiKey(
-  projects: ProjectStore,
+  projects: ProjectRepository,
   options: AuthOptions = {},
 ): MiddlewareHandler<{ Variables: AuthVariables }> {
   const failures = options.failures ?? new FailedAuthentications();
   return async (c, next) => {
     failures.check(c);
-    const caller = identify(c, projects, options);
+    const caller = await identify(c, projects, options);
     if (typeof caller === "string") {
       failures.record(c);
       throw new ApiError("unauthorized", caller);
@@ -95,13 +99,17 @@ export function requireApiKey(
   };
 }
 
-function identify(c: Context, projects: ProjectStore, options: AuthOptions): Caller | string {
+async function identify(
+  c: Context,
+  projects: ProjectRepository,
+  options: AuthOptions,
+): Promise<Caller | string> {
   const key = apiKeyOf((name) => c.req.header(name));
   const presented = key === "" ? undefined : key;
-  const caller = presented === undefined ? undefined : projects.callerForKey(presented);
+  const caller = presented === undefined ? undefined : await projects.callerForKey(presented);
   if (caller !== undefined) return caller;
   return (
-    options.alternative?.(c, presented) ??
+    (await options.alternative?.(c, presented)) ??
     (presented === undefined
       ? "no API key: send it in the X-API-Key header (or Authorization: Bearer)"
       : "the API key is not valid")

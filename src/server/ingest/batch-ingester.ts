@@ -1,5 +1,7 @@
+import type { ExportBatch } from "../../core/wire/index.js";
 import { parseJsonText } from "../http/read-json.js";
-import type { IngestResult, SpanStore } from "../store/span-store.js";
+import type { IngestResult } from "../store/span-store.js";
+import type { SpanRepository } from "../store/store.js";
 import { parseExportBatch } from "./parse-export-batch.js";
 
 /** Takes `POST /traces` bodies: decodes, validates and stores each one whole, or not at all. */
@@ -15,20 +17,15 @@ export interface BatchIngester {
 
 const decoder = new TextDecoder();
 
-/** The work of an ingester for one body, on whichever thread runs it. */
-export function ingestExportBody(
-  spans: SpanStore,
-  projectId: string,
-  body: Uint8Array,
-): IngestResult {
-  const batch = parseExportBatch(parseJsonText(decoder.decode(body)));
-  return spans.ingest(projectId, batch);
+/** The batch a body holds (the export format's JSON, as bytes), or the error that says why not. */
+export function parseExportBody(body: Uint8Array): ExportBatch {
+  return parseExportBatch(parseJsonText(decoder.decode(body)));
 }
 
 /** Stores on the calling thread: on one core, or where worker threads are not wanted. */
-export function inProcessIngester(spans: SpanStore): BatchIngester {
+export function inProcessIngester(spans: Pick<SpanRepository, "ingest">): BatchIngester {
   return {
-    ingest: async (projectId, body) => ingestExportBody(spans, projectId, body),
+    ingest: async (projectId, body) => spans.ingest(projectId, parseExportBody(body)),
     close: async () => {},
   };
 }

@@ -7,7 +7,7 @@ import { CairnError } from "../../core/errors/index.js";
 import { openDatabase } from "../store/database.js";
 import { SpanStore } from "../store/span-store.js";
 import { WriteLock } from "../store/write-lock.js";
-import { ingestExportBody } from "./batch-ingester.js";
+import { parseExportBody } from "./batch-ingester.js";
 import type { FromWorker, ToWorker, WorkerData } from "./worker-messages.js";
 
 const port = parentPort;
@@ -25,7 +25,7 @@ function answer(message: ToWorker): FromWorker {
   if (message.type === "close") throw new Error("unreachable");
   changed = [];
   try {
-    const result = ingestExportBody(spans, message.projectId, message.body);
+    const result = spans.ingest(message.projectId, parseExportBody(message.body));
     return { id: message.id, result, traceHexes: changed };
   } catch (error) {
     if (CairnError.isInstance(error)) {

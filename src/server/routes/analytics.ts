@@ -1,4 +1,3 @@
-import type { DatabaseSync } from "node:sqlite";
 import { type Context, Hono } from "hono";
 import { z } from "zod";
 import {
@@ -10,13 +9,8 @@ import { spanKinds } from "../../core/wire/index.js";
 import { describeIssues } from "../../core/zod-message.js";
 import { ApiError } from "../http/api-error.js";
 import type { AuthVariables } from "../http/auth.js";
-import {
-  type AnalyticsQuery,
-  costReport,
-  metricsReport,
-  performanceReport,
-} from "../store/analytics.js";
-import { AnalyticsView, type ProjectCells } from "../store/analytics-view.js";
+import type { AnalyticsQuery } from "../store/analytics.js";
+import type { AnalyticsQueries } from "../store/store.js";
 import { resolveAnalyticsPeriod } from "./analytics-period.js";
 import { periodSchema, serviceSchema } from "./query-params.js";
 
@@ -58,44 +52,44 @@ export const analyticsQuerySchemas = {
   performance: querySchema("kind"),
 };
 
-type Report<T> = (cells: ProjectCells, query: AnalyticsQuery) => T;
-
 /**
  * `GET /analytics/metrics`, `/analytics/costs` and `/analytics/performance`: the spans whose
  * start falls in the period (whole UTC days, both ends included, or whole hours from `from` to
  * `to`), grouped by `group_by`, optionally of one `kind` and one `service`; with `interval`, each
  * hour or day of the period too.
  */
-export function analyticsRoutes(db: DatabaseSync) {
-  const view = new AnalyticsView(db);
-
-  async function answer<T>(
+export function analyticsRoutes(analytics: AnalyticsQueries) {
+  function queryOf(
     c: Context<{ Variables: AuthVariables }>,
     schema: (typeof analyticsQuerySchemas)[keyof typeof analyticsQuerySchemas],
-    report: Report<T>,
-  ): Promise<T> {
+  ): AnalyticsQuery {
     const parsed = schema.safeParse(c.req.query());
     if (!parsed.success) {
       throw new ApiError("invalid_request", describeIssues(parsed.error, "query parameter"));
     }
-    const period = resolveAnalyticsPeriod(parsed.data);
-    const cells = await view.cells(c.get("project").id);
-    return report(cells, {
-      ...period,
+    return {
+      ...resolveAnalyticsPeriod(parsed.data),
       groupBy: parsed.data.group_by,
       kind: parsed.data.kind,
       service: parsed.data.service,
-    });
+    };
   }
 
   return new Hono<{ Variables: AuthVariables }>()
     .get("/analytics/metrics", async (c) =>
-      c.json(await answer(c, analyticsQuerySchemas.metrics, metricsReport)),
+      c.json(
+        await analytics.metrics(c.get("project").id, queryOf(c, analyticsQuerySchemas.metrics)),
+      ),
     )
     .get("/analytics/costs", async (c) =>
-      c.json(await answer(c, analyticsQuerySchemas.costs, costReport)),
+      c.json(await analytics.costs(c.get("project").id, queryOf(c, analyticsQuerySchemas.costs))),
     )
     .get("/analytics/performance", async (c) =>
-      c.json(await answer(c, analyticsQuerySchemas.performance, performanceReport)),
+      c.json(
+        await analytics.performance(
+          c.get("project").id,
+          queryOf(c, analyticsQuerySchemas.performance),
+        ),
+      ),
     );
 }

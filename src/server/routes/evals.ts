@@ -12,12 +12,8 @@ import { describeIssues } from "../../core/zod-message.js";
 import { ApiError } from "../http/api-error.js";
 import type { AuthVariables } from "../http/auth.js";
 import { readJson } from "../http/read-json.js";
-import {
-  type EvalStore,
-  maxRunResults,
-  type ResultsRefusal,
-  type RunCursor,
-} from "../store/evals.js";
+import { maxRunResults, type ResultsRefusal, type RunCursor } from "../store/evals.js";
+import type { EvalRepository } from "../store/store.js";
 import { decodeCursor, encodeCursor } from "./query-params.js";
 
 const defaultDataset = "default";
@@ -74,11 +70,11 @@ function refusal(runId: string, outcome: ResultsRefusal): ApiError {
  * project's live events).
  */
 export function evalRoutes(
-  evals: EvalStore,
+  evals: EvalRepository,
   onRunChanged: (projectId: string, run: TestRun) => void = () => undefined,
 ) {
-  const findRun = (projectId: string, runId: string) => {
-    const run = evals.run(projectId, checkRunId(runId));
+  const findRun = async (projectId: string, runId: string) => {
+    const run = await evals.run(projectId, checkRunId(runId));
     if (run === undefined) throw new ApiError("not_found", `no test run ${runId}`);
     return run;
   };
@@ -94,34 +90,36 @@ export function evalRoutes(
       if (!parsed.success) throw new ApiError("invalid_request", describeIssues(parsed.error));
       const request = parsed.data;
       const cases = "cases" in request ? request.cases : [request];
-      const stored = evals.upsertCases(
+      const stored = await evals.upsertCases(
         c.get("project").id,
         request.dataset ?? defaultDataset,
         cases,
       );
       return c.json({ cases: stored }, 201);
     })
-    .get("/testing/cases", (c) => {
+    .get("/testing/cases", async (c) => {
       const parsed = casesQuerySchema.safeParse(c.req.query());
       if (!parsed.success) throw new ApiError("invalid_request", describeIssues(parsed.error));
-      return c.json({ cases: evals.cases(c.get("project").id, parsed.data.dataset) });
+      return c.json({ cases: await evals.cases(c.get("project").id, parsed.data.dataset) });
     })
-    .get("/testing/datasets", (c) => c.json({ datasets: evals.datasets(c.get("project").id) }))
+    .get("/testing/datasets", async (c) =>
+      c.json({ datasets: await evals.datasets(c.get("project").id) }),
+    )
     .post("/testing/runs", async (c) => {
       const parsed = createTestRunRequestSchema.safeParse(await readJson(c.req.raw));
       if (!parsed.success) throw new ApiError("invalid_request", describeIssues(parsed.error));
       const projectId = c.get("project").id;
-      const detail = evals.addRun(projectId, parsed.data);
+      const detail = await evals.addRun(projectId, parsed.data);
       // The run as the run list has it: its results stay out of the event.
       const { results: _results, ...run } = detail;
       onRunChanged(projectId, run);
       return c.json(detail, 201);
     })
-    .get("/testing/runs", (c) => {
+    .get("/testing/runs", async (c) => {
       const parsed = runsQuerySchema.safeParse(c.req.query());
       if (!parsed.success) throw new ApiError("invalid_request", describeIssues(parsed.error));
       const { limit, cursor } = parsed.data;
-      const page = evals.runPage(c.get("project").id, {
+      const page = await evals.runPage(c.get("project").id, {
         limit,
         cursor: cursor === undefined ? undefined : decodeCursor(cursor, runCursorSchema),
       });
@@ -135,16 +133,18 @@ export function evalRoutes(
       const parsed = addTestResultsRequestSchema.safeParse(await readJson(c.req.raw));
       if (!parsed.success) throw new ApiError("invalid_request", describeIssues(parsed.error));
       const projectId = c.get("project").id;
-      const outcome = evals.addResults(projectId, runId, parsed.data);
+      const outcome = await evals.addResults(projectId, runId, parsed.data);
       if ("refused" in outcome) throw refusal(runId, outcome);
       onRunChanged(projectId, outcome);
       return c.json(outcome);
     })
-    .get("/testing/runs/:runId", (c) => c.json(findRun(c.get("project").id, c.req.param("runId"))))
-    .get("/testing/runs/:baseId/compare/:runId", (c) => {
+    .get("/testing/runs/:runId", async (c) =>
+      c.json(await findRun(c.get("project").id, c.req.param("runId"))),
+    )
+    .get("/testing/runs/:baseId/compare/:runId", async (c) => {
       const projectId = c.get("project").id;
-      const base = findRun(projectId, c.req.param("baseId"));
-      const run = findRun(projectId, c.req.param("runId"));
+      const base = await findRun(projectId, c.req.param("baseId"));
+      const run = await findRun(projectId, c.req.param("runId"));
       return c.json(compareRuns(base, run));
     });
 }

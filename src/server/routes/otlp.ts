@@ -9,7 +9,7 @@ import {
   spanLogEvents,
 } from "../ingest/otlp/logs/index.js";
 import { exportTraceServiceResponseName } from "../ingest/otlp/otlp-proto-descriptor.js";
-import type { SpanStore } from "../store/span-store.js";
+import type { SpanRepository } from "../store/store.js";
 
 /**
  * `POST /v1/traces`: OTLP/HTTP, protobuf or JSON, gzip or not, so the official OpenTelemetry
@@ -22,7 +22,7 @@ import type { SpanStore } from "../store/span-store.js";
  * it, and GenAI events fill the span's input and output; records outside any span are
  * refused, counted in `partialSuccess`.
  */
-export function otlpRoutes(spans: SpanStore, options: { maxDecodedBytes: number }) {
+export function otlpRoutes(spans: SpanRepository, options: { maxDecodedBytes: number }) {
   const prices = new PriceTable();
   return new Hono<{ Variables: AuthVariables }>()
     .post("/v1/traces", async (c) => {
@@ -35,7 +35,7 @@ export function otlpRoutes(spans: SpanStore, options: { maxDecodedBytes: number 
         },
         { maxDecodedBytes: options.maxDecodedBytes, prices },
       );
-      spans.ingestAll(c.get("project").id, batches);
+      await spans.ingestAll(c.get("project").id, batches);
       // Full success is an empty ExportTraceServiceResponse; spans refused for their size are
       // counted in partialSuccess. Either way in the encoding of the request.
       const response = exportResponseBody(
@@ -59,7 +59,7 @@ export function otlpRoutes(spans: SpanStore, options: { maxDecodedBytes: number 
         },
         { maxDecodedBytes: options.maxDecodedBytes },
       );
-      spans.attachLogEvents(c.get("project").id, spanLogEvents(records, new Date()));
+      await spans.attachLogEvents(c.get("project").id, spanLogEvents(records, new Date()));
       const response = logsResponseBody(encoding, rejected);
       if (response instanceof Uint8Array) {
         return c.body(response, 200, { "content-type": "application/x-protobuf" });

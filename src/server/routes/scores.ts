@@ -14,13 +14,12 @@ import { scoringInputFromTrace } from "../evaluation/trace-scoring.js";
 import { ApiError } from "../http/api-error.js";
 import type { AuthVariables } from "../http/auth.js";
 import { readJson } from "../http/read-json.js";
-import type { ScoreStore } from "../store/scores.js";
-import type { SpanStore } from "../store/span-store.js";
+import type { ScoreRepository, SpanRepository } from "../store/store.js";
 import { traceHexOf } from "./query-params.js";
 
 export interface ScoreRouteParts {
-  readonly spans: SpanStore;
-  readonly scores: ScoreStore;
+  readonly spans: SpanRepository;
+  readonly scores: ScoreRepository;
   /** The scorer under a slug: the service's own, the built-ins, the registered ones. */
   readonly findScorer: (slug: string) => Scorer | undefined;
   /** The LLM judge of a project, when the service has one (CAIRN_JUDGE_*). */
@@ -84,8 +83,8 @@ function storedFields(result: ScoreResult) {
 export function scoreRoutes(parts: ScoreRouteParts) {
   const { spans, scores } = parts;
 
-  const traceSpans = (projectId: string, traceHex: string) => {
-    const recorded = spans.traceSpans(projectId, traceHex);
+  const traceSpans = async (projectId: string, traceHex: string) => {
+    const recorded = await spans.traceSpans(projectId, traceHex);
     if (recorded.length === 0) throw new ApiError("not_found", `no trace tr_${traceHex}`);
     return recorded;
   };
@@ -167,11 +166,11 @@ export function scoreRoutes(parts: ScoreRouteParts) {
         const { choice, scorer, judge } = scorerFor(projectId, request.scorer_slug);
         const target = scoringInputFromTrace(
           `tr_${traceHex}`,
-          traceSpans(projectId, traceHex),
+          await traceSpans(projectId, traceHex),
           request.span_id,
         );
         const { result, judgedBy } = await score(choice, scorer, judge, target.input);
-        const saved = scores.add(projectId, {
+        const saved = await scores.add(projectId, {
           traceHex,
           spanId: request.span_id ?? null,
           name: choice.name,
@@ -182,14 +181,14 @@ export function scoreRoutes(parts: ScoreRouteParts) {
       }
       const request = parseBody(givenScoreRequestSchema, body);
       const traceHex = traceHexOf(request.trace_id);
-      const recorded = traceSpans(projectId, traceHex);
+      const recorded = await traceSpans(projectId, traceHex);
       if (
         request.span_id !== undefined &&
         !recorded.some((span) => span.span_id === request.span_id)
       ) {
         throw new ApiError("not_found", `trace tr_${traceHex} has no span ${request.span_id}`);
       }
-      const stored = scores.add(projectId, {
+      const stored = await scores.add(projectId, {
         traceHex,
         spanId: request.span_id ?? null,
         name: request.name,
@@ -201,11 +200,14 @@ export function scoreRoutes(parts: ScoreRouteParts) {
       });
       return c.json(stored, 201);
     })
-    .get("/traces/:traceId/scores", (c) => {
+    .get("/traces/:traceId/scores", async (c) => {
       const projectId = c.get("project").id;
       const traceHex = traceHexOf(c.req.param("traceId"));
-      traceSpans(projectId, traceHex);
-      return c.json({ trace_id: `tr_${traceHex}`, scores: scores.forTrace(projectId, traceHex) });
+      await traceSpans(projectId, traceHex);
+      return c.json({
+        trace_id: `tr_${traceHex}`,
+        scores: await scores.forTrace(projectId, traceHex),
+      });
     })
     .post("/scores/judge", async (c) => {
       const request = parseBody(judgeScoreRequestSchema, await readJson(c.req.raw));
@@ -224,7 +226,7 @@ export function scoreRoutes(parts: ScoreRouteParts) {
           ? undefined
           : scoringInputFromTrace(
               `tr_${traceHex}`,
-              traceSpans(projectId, traceHex),
+              await traceSpans(projectId, traceHex),
               request.span_id,
               { outputGiven: request.output !== undefined },
             ).input;
@@ -260,7 +262,7 @@ export function scoreRoutes(parts: ScoreRouteParts) {
       const saved =
         traceHex === undefined
           ? null
-          : scores.add(projectId, {
+          : await scores.add(projectId, {
               traceHex,
               spanId: request.span_id ?? null,
               name,

@@ -1,16 +1,9 @@
-import type { DatabaseSync } from "node:sqlite";
 import { Hono } from "hono";
 import { z } from "zod";
 import { ApiError } from "../http/api-error.js";
 import type { AuthVariables } from "../http/auth.js";
-import {
-  getSessionSummary,
-  listSessions,
-  type SessionCursor,
-  type SessionTraceCursor,
-  sessionEvents,
-  sessionTraces,
-} from "../store/sessions.js";
+import type { SessionCursor, SessionTraceCursor } from "../store/sessions.js";
+import type { SessionQueries } from "../store/store.js";
 import {
   decodeCursor,
   encodeCursor,
@@ -48,14 +41,14 @@ const traceCursorSchema: z.ZodType<SessionTraceCursor> = z.strictObject({
 });
 
 /** `GET /sessions` (list, filter, page) and `GET /sessions/{session_id}`. */
-export function sessionRoutes(db: DatabaseSync) {
+export function sessionRoutes(sessions: SessionQueries) {
   return new Hono<{ Variables: AuthVariables }>()
-    .get("/sessions", (c) => {
+    .get("/sessions", async (c) => {
       const query = parseQuery(sessionListQuerySchema, c.req.query());
       const period = resolvePeriod(query);
       const cursor =
         query.cursor === undefined ? undefined : decodeCursor(query.cursor, cursorSchema);
-      const page = listSessions(db, c.get("project").id, {
+      const page = await sessions.list(c.get("project").id, {
         fromUs: period.fromUs,
         toUs: period.toUs,
         tag: query.tag,
@@ -69,25 +62,28 @@ export function sessionRoutes(db: DatabaseSync) {
         next_cursor: page.next === null ? null : encodeCursor(page.next),
       });
     })
-    .get("/sessions/:sessionId", (c) => {
+    .get("/sessions/:sessionId", async (c) => {
       const id = sessionIdSchema.safeParse(c.req.param("sessionId"));
       if (!id.success) {
         throw new ApiError("invalid_request", `session_id ${id.error.issues[0]?.message}`);
       }
       const query = parseQuery(sessionDetailQuerySchema, c.req.query());
       const projectId = c.get("project").id;
-      const summary = getSessionSummary(db, projectId, id.data);
+      const summary = await sessions.summary(projectId, id.data);
       if (summary === undefined) {
         throw new ApiError("not_found", `no session ${JSON.stringify(id.data)} in this project`);
       }
       const cursor =
         query.cursor === undefined ? undefined : decodeCursor(query.cursor, traceCursorSchema);
-      const page = sessionTraces(db, projectId, id.data, { limit: query.limit, cursor });
+      const [page, events] = await Promise.all([
+        sessions.traces(projectId, id.data, { limit: query.limit, cursor }),
+        sessions.events(projectId, id.data),
+      ]);
       return c.json({
         ...summary,
         traces: page.traces,
         next_cursor: page.next === null ? null : encodeCursor(page.next),
-        events: sessionEvents(db, projectId, id.data),
+        events,
       });
     });
 }

@@ -1,13 +1,11 @@
-import type { DatabaseSync } from "node:sqlite";
 import { Hono } from "hono";
 import { z } from "zod";
 import type { ExportedSpan } from "../../core/wire/index.js";
 import { spanKinds } from "../../core/wire/index.js";
 import { ApiError } from "../http/api-error.js";
 import type { AuthVariables } from "../http/auth.js";
-import type { ScoreStore } from "../store/scores.js";
-import type { SpanStore } from "../store/span-store.js";
-import { getTraceSummary, listTraces, type TraceCursor } from "../store/trace-list.js";
+import type { ScoreRepository, SpanRepository, TraceQueries } from "../store/store.js";
+import type { TraceCursor } from "../store/trace-list.js";
 import { maxSearchChars } from "../store/trace-search.js";
 import {
   decodeCursor,
@@ -54,9 +52,6 @@ export const traceQuerySchema = z.strictObject({
 
 const spanIdPattern = /^[0-9a-f]{16}$/;
 
-/** The most spans a search indexes before it runs (about 10 µs each). */
-const searchCatchUpSpans = 20_000;
-
 const cursorSchema: z.ZodType<TraceCursor> = z.strictObject({
   value: z.number(),
   traceId: z.string().regex(/^[0-9a-f]{32}$/),
@@ -68,17 +63,14 @@ type SpanNode = ExportedSpan & { omitted?: string[]; children: SpanNode[] };
  * `GET /analytics/traces` (list, filter, sort, page), `GET /traces/{trace_id}` (with or without
  * span payloads) and `GET /traces/{trace_id}/spans/{span_id}`.
  */
-export function traceRoutes(db: DatabaseSync, spans: SpanStore, scores: ScoreStore) {
+export function traceRoutes(traces: TraceQueries, spans: SpanRepository, scores: ScoreRepository) {
   return new Hono<{ Variables: AuthVariables }>()
-    .get("/analytics/traces", (c) => {
+    .get("/analytics/traces", async (c) => {
       const query = parseQuery(listQuerySchema, c.req.query());
       const period = resolvePeriod(query);
       const cursor =
         query.cursor === undefined ? undefined : decodeCursor(query.cursor, cursorSchema);
-      // Spans are indexed a moment after they are stored: a search first indexes what is left,
-      // so it finds what was just sent (a burst beyond this is found once indexed).
-      if (query.q !== undefined) spans.indexForSearch(searchCatchUpSpans);
-      const page = listTraces(db, c.get("project").id, {
+      const page = await traces.list(c.get("project").id, {
         fromUs: period.fromUs,
         toUs: period.toUs,
         sessionId: query.session_id,
@@ -102,24 +94,26 @@ export function traceRoutes(db: DatabaseSync, spans: SpanStore, scores: ScoreSto
         next_cursor: page.next === null ? null : encodeCursor(page.next),
       });
     })
-    .get("/traces/:traceId", (c) => {
+    .get("/traces/:traceId", async (c) => {
       const hex = traceHexOf(c.req.param("traceId"));
       const { payloads } = parseQuery(traceQuerySchema, c.req.query());
       const projectId = c.get("project").id;
-      const summary = getTraceSummary(db, projectId, hex);
+      const summary = await traces.summary(projectId, hex);
       if (summary === undefined) throw new ApiError("not_found", `no trace tr_${hex}`);
-      const flat =
+      const [flat, traceScores] = await Promise.all([
         payloads === "true"
           ? spans.traceSpans(projectId, hex)
-          : spans.traceSpansWithoutPayloads(projectId, hex);
+          : spans.traceSpansWithoutPayloads(projectId, hex),
+        scores.forTrace(projectId, hex),
+      ]);
       return c.json({
         ...summary,
         payloads: payloads === "true",
         spans: toTree(flat),
-        scores: scores.forTrace(projectId, hex),
+        scores: traceScores,
       });
     })
-    .get("/traces/:traceId/spans/:spanId", (c) => {
+    .get("/traces/:traceId/spans/:spanId", async (c) => {
       const hex = traceHexOf(c.req.param("traceId"));
       const spanId = c.req.param("spanId");
       if (!spanIdPattern.test(spanId)) {
@@ -128,7 +122,7 @@ export function traceRoutes(db: DatabaseSync, spans: SpanStore, scores: ScoreSto
           `span_id "${spanId}" is not a span id; use 16 lowercase hex digits`,
         );
       }
-      const span = spans.span(c.get("project").id, hex, spanId);
+      const span = await spans.span(c.get("project").id, hex, spanId);
       if (span === undefined) {
         throw new ApiError("not_found", `no span ${spanId} in trace tr_${hex}`);
       }

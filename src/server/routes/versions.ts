@@ -4,7 +4,7 @@ import { describeIssues } from "../../core/zod-message.js";
 import { ApiError } from "../http/api-error.js";
 import type { AuthVariables } from "../http/auth.js";
 import { readJson } from "../http/read-json.js";
-import type { VersionStore } from "../store/versions.js";
+import type { VersionRepository } from "../store/store.js";
 
 export const publishVersionSchema = z.strictObject({
   version: z
@@ -18,14 +18,19 @@ export const publishVersionSchema = z.strictObject({
 const versionIdPattern = /^ver_[0-9a-f]{24}$/;
 
 /** Versions: publish, list, current, roll back; the history is kept. */
-export function versionRoutes(versions: VersionStore) {
+export function versionRoutes(versions: VersionRepository) {
   return new Hono<{ Variables: AuthVariables }>()
     .post("/versions", async (c) => {
       const body = await readJson(c.req.raw);
       const parsed = publishVersionSchema.safeParse(body);
       if (!parsed.success) throw new ApiError("invalid_request", describeIssues(parsed.error));
       const { version, description } = parsed.data;
-      const published = versions.publish(c.get("project").id, version, description, c.get("actor"));
+      const published = await versions.publish(
+        c.get("project").id,
+        version,
+        description,
+        c.get("actor"),
+      );
       if (published === undefined) {
         throw new ApiError(
           "conflict",
@@ -34,12 +39,16 @@ export function versionRoutes(versions: VersionStore) {
       }
       return c.json(published, 201);
     })
-    .get("/versions", (c) => {
+    .get("/versions", async (c) => {
       const projectId = c.get("project").id;
-      return c.json({ versions: versions.list(projectId), history: versions.history(projectId) });
+      const [list, history] = await Promise.all([
+        versions.list(projectId),
+        versions.history(projectId),
+      ]);
+      return c.json({ versions: list, history });
     })
-    .get("/versions/current", (c) => {
-      const current = versions.current(c.get("project").id);
+    .get("/versions/current", async (c) => {
+      const current = await versions.current(c.get("project").id);
       if (current === undefined) {
         throw new ApiError(
           "not_found",
@@ -48,7 +57,7 @@ export function versionRoutes(versions: VersionStore) {
       }
       return c.json(current);
     })
-    .post("/versions/:versionId/rollback", (c) => {
+    .post("/versions/:versionId/rollback", async (c) => {
       const versionId = c.req.param("versionId");
       if (!versionIdPattern.test(versionId)) {
         throw new ApiError(
@@ -56,7 +65,7 @@ export function versionRoutes(versions: VersionStore) {
           `"${versionId}" is not a version id; use the ver_… id that POST /versions returned`,
         );
       }
-      const result = versions.rollback(c.get("project").id, versionId, c.get("actor"));
+      const result = await versions.rollback(c.get("project").id, versionId, c.get("actor"));
       if (result === undefined) throw new ApiError("not_found", `no version ${versionId}`);
       return c.json({
         ...result.version,

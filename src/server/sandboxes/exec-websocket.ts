@@ -11,8 +11,9 @@ import {
 } from "../../sandbox/runner/exec/exec-socket.js";
 import { ApiError } from "../http/api-error.js";
 import type { AuthVariables } from "../http/auth.js";
-import type { Caller, ProjectStore } from "../store/projects.js";
+import type { Caller } from "../store/projects.js";
 import type { SandboxTokens } from "../store/sandbox-tokens.js";
+import type { ProjectRepository } from "../store/store.js";
 import type { SandboxAccess } from "./access.js";
 import type { SandboxService } from "./service.js";
 import { requireTokenOrigin } from "./token-origin.js";
@@ -31,10 +32,10 @@ export function isUpgrade(c: Context): boolean {
  */
 export function execTokenCaller(
   service: SandboxService,
-  projects: ProjectStore,
+  projects: ProjectRepository,
   sandboxTokens: SandboxTokens,
-): (c: Context) => Caller | string | undefined {
-  return (c) => {
+): (c: Context) => Promise<Caller | string | undefined> {
+  return async (c) => {
     const token = c.req.query("token");
     const [, sandboxId = "", execId = ""] = execPath.exec(c.req.path) ?? [];
     if (
@@ -48,7 +49,7 @@ export function execTokenCaller(
     }
     const grant = service.tokens.verify(token);
     const valid = grant !== undefined && grant.sandboxId === sandboxId && grant.execId === execId;
-    const project = valid ? projects.byId(grant.projectId) : undefined;
+    const project = valid ? await projects.byId(grant.projectId) : undefined;
     const parent =
       grant?.sandboxTokenId === undefined ? null : sandboxTokens.grantById(grant.sandboxTokenId);
     if (!valid || project === undefined || parent === undefined) {

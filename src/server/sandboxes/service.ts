@@ -175,7 +175,7 @@ export async function startSandboxService(
   options: SandboxOptions = {},
   secretStores?: SecretVault,
   egressOptions: EgressOptions = {},
-  spanSink?: (projectId: string, batch: ExportBatch) => void,
+  spanSink?: (projectId: string, batch: ExportBatch) => Promise<unknown>,
   onSandboxChanged?: (projectId: string, record: SandboxRecord) => void,
 ): Promise<SandboxService> {
   if (options.enabled === false) {
@@ -214,7 +214,9 @@ export async function startSandboxService(
       // A span under the exec that made the request, when it came with a trace.
       const traced = runner?.tracedExec(record.sandboxId);
       if (traced !== undefined && spanSink !== undefined) {
-        spanSink(traced.projectId, egressSpanBatch(record, traced.traceparent));
+        spanSink(traced.projectId, egressSpanBatch(record, traced.traceparent)).catch(
+          (error: unknown) => log.error("could not record an egress request's span", error),
+        );
       }
     },
   );

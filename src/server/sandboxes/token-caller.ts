@@ -1,8 +1,9 @@
 import type { Context } from "hono";
 import type { SandboxTokenScope } from "../../core/wire/sandbox-access.js";
 import { ApiError } from "../http/api-error.js";
-import type { Caller, ProjectStore } from "../store/projects.js";
+import type { Caller } from "../store/projects.js";
 import { type SandboxTokenGrant, SandboxTokens } from "../store/sandbox-tokens.js";
+import type { ProjectRepository } from "../store/store.js";
 import { isUpgrade } from "./exec-websocket.js";
 import type { SandboxService } from "./service.js";
 import { requireTokenOrigin } from "./token-origin.js";
@@ -42,13 +43,13 @@ const notValid =
 export function sandboxTokenCaller(
   tokens: SandboxTokens,
   service: SandboxService,
-  projects: ProjectStore,
-): (c: Context, presented: string | undefined) => Caller | string | undefined {
-  return (c, presented) => {
+  projects: ProjectRepository,
+): (c: Context, presented: string | undefined) => Promise<Caller | string | undefined> {
+  return async (c, presented) => {
     const token = presented ?? (isUpgrade(c) ? c.req.query("token") : undefined);
     if (token === undefined || !SandboxTokens.looksLikeToken(token)) return undefined;
     const grant = tokens.grantOf(token);
-    const project = grant === undefined ? undefined : projects.byId(grant.projectId);
+    const project = grant === undefined ? undefined : await projects.byId(grant.projectId);
     if (grant === undefined || project === undefined || !isLive(service, grant)) return notValid;
     authorize(c, grant);
     return { project, actor: `sandbox token ${grant.id}`, sandboxTokenId: grant.id };

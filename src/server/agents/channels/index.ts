@@ -2,8 +2,9 @@ import type { DatabaseSync } from "node:sqlite";
 import type { Context } from "hono";
 import { Hono } from "hono";
 import type { FailedAuthentications } from "../../http/auth.js";
-import type { Caller, ProjectStore } from "../../store/projects.js";
+import type { Caller } from "../../store/projects.js";
 import type { SecretVault } from "../../store/secret-vault.js";
+import type { ProjectRepository } from "../../store/store.js";
 import type { AgentTurns } from "../turns.js";
 import { type ChannelAgents, channelRoutes } from "./channel-routes.js";
 import { ChannelStore } from "./channel-store.js";
@@ -19,7 +20,7 @@ export type { OutboundPolicy } from "./outbound.js";
 export interface AgentChannelsOptions {
   readonly db: DatabaseSync;
   readonly vault: SecretVault;
-  readonly projects: ProjectStore;
+  readonly projects: ProjectRepository;
   readonly agents: ChannelAgents;
   readonly turns: AgentTurns;
   /** The failed authentications per address that the API key's check counts too. */
@@ -39,7 +40,10 @@ export interface AgentChannels {
   /** `/v1/agents/{id}/channels…`, behind the API key. */
   readonly keyRoutes: ReturnType<typeof channelRoutes>;
   /** Agent web tokens as a way in, for the API key's check (`AuthOptions.alternative`). */
-  readonly caller: (c: Context, presented: string | undefined) => Caller | string | undefined;
+  readonly caller: (
+    c: Context,
+    presented: string | undefined,
+  ) => Promise<Caller | string | undefined>;
   /** Aborts the channels' turns and their replies' retries: the service is closing. */
   close(): void;
 }

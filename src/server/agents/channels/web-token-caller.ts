@@ -1,7 +1,8 @@
 import type { Context } from "hono";
 import { ApiError } from "../../http/api-error.js";
 import { requireTokenOrigin } from "../../sandboxes/token-origin.js";
-import type { Caller, ProjectStore } from "../../store/projects.js";
+import type { Caller } from "../../store/projects.js";
+import type { ProjectRepository } from "../../store/store.js";
 import { ChannelStore, type StoredChannel } from "./channel-store.js";
 
 /**
@@ -29,12 +30,12 @@ const notValid =
  */
 export function webTokenCaller(
   channels: ChannelStore,
-  projects: ProjectStore,
-): (c: Context, presented: string | undefined) => Caller | string | undefined {
-  return (c, presented) => {
+  projects: ProjectRepository,
+): (c: Context, presented: string | undefined) => Promise<Caller | string | undefined> {
+  return async (c, presented) => {
     if (presented === undefined || !ChannelStore.looksLikeWebToken(presented)) return undefined;
     const channel = channels.webChannelOf(presented);
-    const project = channel === undefined ? undefined : projects.byId(channel.projectId);
+    const project = channel === undefined ? undefined : await projects.byId(channel.projectId);
     if (channel === undefined || project === undefined) return notValid;
     authorize(c, channel);
     return { project, actor: `agent web token ${channel.id}`, agentWebChannelId: channel.id };

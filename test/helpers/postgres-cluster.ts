@@ -298,6 +298,8 @@ function startWatchdog(directory: string, stopCommand: readonly string[]) {
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   return {
     async stop() {
+      // Waited for: this process stays until the server is stopped and the directory gone.
+      child.ref();
       child.stdin.end("\n");
       await exited;
     },

@@ -20,6 +20,10 @@ import {
   spanPartitionDays,
   spanPartitionName,
 } from "../../src/server/store/postgres/span-partitions.js";
+import {
+  hasSpansToIndex,
+  indexSpansForSearch,
+} from "../../src/server/store/postgres/span-search-index.js";
 import { captureLog } from "../helpers/log.js";
 import { postgresClusterPerFile, tcpPassword } from "../helpers/postgres-cluster.js";
 
@@ -59,6 +63,8 @@ function spanRow(projectId: string, traceId: string, spanId: string, startUs: nu
     end_us: startUs + 1500,
     duration_us: 1500,
     status: "ok",
+    input: null as string | null,
+    output: null as string | null,
     tags: JSON.stringify(["beta"]),
     metadata: "{}",
     attributes: JSON.stringify({ "cairn.session.event": 1 }),
@@ -183,37 +189,42 @@ describe("migrations", () => {
       SELECT c.relname AS name FROM pg_class c
       WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p')
       ORDER BY 1`;
-    expect(tables.map((table) => table.name)).toEqual([
-      "agent_channel_events",
-      "agent_channel_secrets",
-      "agent_channel_tokens",
-      "agent_channels",
-      "agent_conversations",
-      "agent_messages",
-      "agents",
-      "api_keys",
-      "cairn_schema",
-      "dashboard_login_codes",
-      "dashboard_sessions",
-      "pending_log_events",
-      "projects",
-      "sandbox_tokens",
-      "sandbox_usage",
-      "sandboxes",
-      "scores",
-      "secret_stores",
-      "secrets",
-      "signed_url_uses",
-      "spans",
-      "test_cases",
-      "test_runs",
-      "trace_models",
-      "trace_services",
-      "trace_tags",
-      "traces",
-      "version_events",
-      "versions",
-    ]);
+    // Every table of the SQLite store's schema (later steps add their own).
+    expect(tables.map((table) => table.name)).toEqual(
+      expect.arrayContaining([
+        "agent_channel_events",
+        "agent_channel_secrets",
+        "agent_channel_tokens",
+        "agent_channels",
+        "agent_conversations",
+        "agent_messages",
+        "agents",
+        "api_keys",
+        "cairn_schema",
+        "dashboard_login_codes",
+        "dashboard_sessions",
+        "pending_log_events",
+        "projects",
+        "sandbox_tokens",
+        "sandbox_usage",
+        "sandboxes",
+        "scores",
+        "secret_stores",
+        "secrets",
+        "signed_url_uses",
+        "span_search_docs",
+        "span_search_pending",
+        "spans",
+        "test_cases",
+        "test_runs",
+        "trace_models",
+        "trace_services",
+        "trace_tags",
+        "traces",
+        "version_events",
+        "versions",
+      ]),
+    );
     const [spans] = await sql<Array<{ kind: string; key: string }>>`
       SELECT c.relkind AS kind, pg_get_partkeydef(c.oid) AS key FROM pg_class c
       WHERE c.oid = 'spans'::regclass`;
@@ -366,7 +377,9 @@ describe("span partitions", () => {
     ]);
     expect([...dropped[0], ...dropped[1]]).toEqual([
       spanPartitionName(today - 3),
+      spanPartitionName(today - 3, "span_search_docs"),
       spanPartitionName(today - 2),
+      spanPartitionName(today - 2, "span_search_docs"),
     ]);
     const [dropper, bystander] = dropped[0].length > 0 ? [sql, other] : [other, sql];
     expect(await spanPartitionDays(sql)).toEqual([today - 1, today]);
@@ -392,7 +405,9 @@ describe("span partitions", () => {
     await sql.unsafe(`ALTER TABLE spans DETACH PARTITION ${spanPartitionName(today - 2)}`);
     expect(await dropSpanPartitionsBefore(sql, today)).toEqual([
       spanPartitionName(today - 2),
+      spanPartitionName(today - 2, "span_search_docs"),
       spanPartitionName(today - 1),
+      spanPartitionName(today - 1, "span_search_docs"),
     ]);
     const [left] = await sql`SELECT to_regclass(${spanPartitionName(today - 2)}) AS name`;
     expect(left?.name).toBeNull();
@@ -412,44 +427,124 @@ describe("span partitions", () => {
 });
 
 describe("trace search index", () => {
-  test("a span's name and the values of its JSON are found by their words, without keys or accents", async (context) => {
-    const sql = await open(await clusterFor(context).createDatabase(undefined, { migrated: true }));
+  async function withSpans(context: Parameters<typeof clusterFor>[0]) {
+    const url = await clusterFor(context).createDatabase(undefined, { migrated: true });
+    const sql = await open(url);
     await ensureSpanPartitions(sql, [today]);
+    return { url, sql };
+  }
+
+  /** The spans waiting for the indexer, by span id. */
+  async function pending(sql: PostgresSql): Promise<string[]> {
+    const rows = await sql`SELECT span_id FROM span_search_pending ORDER BY id`;
+    return rows.map((row) => row.span_id);
+  }
+
+  test("the words of a trace's names and JSON values are found, without keys or accents", async (context) => {
+    const { sql } = await withSpans(context);
     const start = today * dayUs;
     const rows = [
       {
         ...spanRow("p", "t1", "a", start),
         input: JSON.stringify({ customer: "Zoë asks for a Refund", n: 4217 }),
       },
+      { ...spanRow("p", "t1", "a2", start + 1), name: "tool lookup" },
       { ...spanRow("p", "t2", "b", start), output: "plain text, not JSON: café crème" },
       // Text PostgreSQL will not read as JSON: indexed as it is, and stored all the same.
       { ...spanRow("p", "t3", "c", start), input: '{"broken": "\\u0000 nul escape", unquoted}' },
+      { ...spanRow("other", "t4", "d", start), input: "a refund in another project" },
     ];
-    for (const row of rows) await sql`INSERT INTO spans ${sql(row)}`;
+    await sql`INSERT INTO spans ${sql(rows)}`;
+    expect(await hasSpansToIndex(sql)).toBe(true);
+    expect(await indexSpansForSearch(sql, 100)).toBe(5);
+    expect(await hasSpansToIndex(sql)).toBe(false);
+    // One document per trace of the batch.
+    const [documents] = await sql`SELECT count(*) AS count FROM span_search_docs`;
+    expect(documents?.count).toBe(4);
     const matching = async (term: string) => {
       const found = await sql`
-        SELECT span_id FROM spans
-        WHERE cairn_span_search_text(name, input, output, status_message)
-          ~ ('\\m' || cairn_search_fold(${term}))
-        ORDER BY span_id`;
-      return found.map((row) => row.span_id);
+        SELECT DISTINCT trace_id FROM span_search_docs
+        WHERE project_id = 'p' AND start_us >= ${start}
+          AND text ~ ('\\m' || cairn_search_fold(${term}))
+        ORDER BY trace_id`;
+      return found.map((row) => row.trace_id);
     };
-    expect(await matching("refun")).toEqual(["a"]);
-    expect(await matching("ZOE")).toEqual(["a"]);
-    expect(await matching("4217")).toEqual(["a"]);
+    expect(await matching("refun")).toEqual(["t1"]);
+    expect(await matching("ZOE")).toEqual(["t1"]);
+    expect(await matching("4217")).toEqual(["t1"]);
+    expect(await matching("lookup")).toEqual(["t1"]);
     expect(await matching("customer")).toEqual([]);
-    expect(await matching("cafe")).toEqual(["b"]);
-    expect(await matching("nul escape")).toEqual(["c"]);
-    expect(await matching("llm")).toEqual(["a", "b", "c"]);
-    // The query takes the GIN index of each day's partition.
+    expect(await matching("cafe")).toEqual(["t2"]);
+    expect(await matching("nul escape")).toEqual(["t3"]);
+    expect(await matching("llm")).toEqual(["t1", "t2", "t3"]);
+    // The search takes the GIN index of each day's partition.
     await sql.begin(async (transaction) => {
       await transaction`SET LOCAL enable_seqscan = off`;
-      const plan = await transaction.unsafe(`EXPLAIN SELECT span_id FROM spans
-        WHERE cairn_span_search_text(name, input, output, status_message) ~ '\\mrefund'`);
+      const plan = await transaction.unsafe(`EXPLAIN SELECT trace_id FROM span_search_docs
+        WHERE project_id = 'p' AND text ~ '\\mrefund'`);
       expect(plan.map((line) => Object.values(line)[0]).join("\n")).toMatch(
-        /Bitmap Index Scan on spans_\d{8}_cairn_span_search_text_idx/,
+        /Bitmap Index Scan on span_search_docs_\d{8}_text_idx/,
       );
     });
+  });
+
+  test("a span is queued once: when stored, not when sent again, and again when its text changes", async (context) => {
+    const { sql } = await withSpans(context);
+    const row = spanRow("p", "t1", "s1", today * dayUs + 7);
+    const insert = () =>
+      sql`INSERT INTO spans ${sql(row)}
+        ON CONFLICT (project_id, trace_id, span_id, start_us) DO NOTHING`;
+    await insert();
+    await insert();
+    expect(await pending(sql)).toEqual(["s1"]);
+    await indexSpansForSearch(sql, 10);
+    // Its events change, not its text: nothing to index again.
+    await sql`UPDATE spans SET events = '[{"name": "e"}]' WHERE span_id = 's1'`;
+    expect(await pending(sql)).toEqual([]);
+    // A log record fills its output: indexed again.
+    await sql`UPDATE spans SET output = 'the answer came later' WHERE span_id = 's1'`;
+    expect(await pending(sql)).toEqual(["s1"]);
+    await indexSpansForSearch(sql, 10);
+    const found = await sql`
+      SELECT trace_id FROM span_search_docs WHERE text ~ ('\\m' || cairn_search_fold('later'))`;
+    expect(found.map((each) => each.trace_id)).toEqual(["t1"]);
+  });
+
+  test("instances indexing at once take each span once", async (context) => {
+    const { url, sql } = await withSpans(context);
+    const rows = Array.from({ length: 600 }, (_, index) =>
+      spanRow("p", `t${index % 40}`, `s${index}`, today * dayUs + index),
+    );
+    await sql`INSERT INTO spans ${sql(rows)}`;
+    const others = await Promise.all([open(url), open(url)]);
+    const drain = async (pool: PostgresSql) => {
+      let taken = 0;
+      for (;;) {
+        const now = await indexSpansForSearch(pool, 50);
+        if (now === 0) return taken;
+        taken += now;
+      }
+    };
+    const taken = await Promise.all([drain(sql), ...others.map(drain)]);
+    expect(taken.reduce((sum, each) => sum + each, 0)).toBe(600);
+    expect(await pending(sql)).toEqual([]);
+    // Every trace has documents, and no span's text is in two of them.
+    const [counts] = await sql`
+      SELECT count(DISTINCT trace_id) AS traces,
+        sum(array_length(string_to_array(text, E'\\n'), 1) / 2) AS spans
+      FROM span_search_docs`;
+    expect(counts).toEqual({ traces: 40, spans: 600 });
+  });
+
+  test("a span dropped by retention before its turn is skipped", async (context) => {
+    const { sql } = await withSpans(context);
+    await ensureSpanPartitions(sql, [today - 5]);
+    await sql`INSERT INTO spans ${sql(spanRow("p", "old", "o", (today - 5) * dayUs))}`;
+    await sql`INSERT INTO spans ${sql(spanRow("p", "new", "n", today * dayUs))}`;
+    await dropSpanPartitionsBefore(sql, today - 1);
+    expect(await indexSpansForSearch(sql, 10)).toBe(2);
+    const documents = await sql`SELECT trace_id FROM span_search_docs`;
+    expect(documents.map((row) => row.trace_id)).toEqual(["new"]);
   });
 });
 

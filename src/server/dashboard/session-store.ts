@@ -31,14 +31,15 @@ export const defaultLifetimes: SessionLifetimes = {
 };
 
 // 24 bytes (192 bits) for a code, 32 (256 bits) for a cookie; anything else is refused unread.
-const codePattern = /^[A-Za-z0-9_-]{32}$/;
-const cookiePattern = /^[A-Za-z0-9_-]{43}$/;
-// Refused codes and ended sessions are kept this long, to say why they no longer work.
-const keptAfterEndMs = 24 * 60 * 60 * 1000;
-// last_seen_ms is written at most this often per session: reads stay reads.
-const lastSeenEveryMs = 60 * 1000;
+export const codePattern = /^[A-Za-z0-9_-]{32}$/;
+export const cookiePattern = /^[A-Za-z0-9_-]{43}$/;
+/** Refused codes and ended sessions are kept this long, to say why they no longer work. */
+export const keptAfterEndMs = 24 * 60 * 60 * 1000;
+/** last_seen_ms is written at most this often per session: reads stay reads. */
+export const lastSeenEveryMs = 60 * 1000;
 
-interface SessionRow {
+/** A session's row, as both engines store it. */
+export interface SessionRow {
   id: string;
   project_id: string;
   csrf_token: string;
@@ -94,13 +95,12 @@ export class DashboardSessionStore {
         | { project_id: string; expires_ms: number; used_ms: number | null }
         | undefined;
       const now = this.now();
-      if (row === undefined) return "code_invalid";
-      if (row.used_ms !== null) return "code_used";
-      if (row.expires_ms <= now) return "code_expired";
+      const usable = usableCode(row, now);
+      if (typeof usable === "string") return usable;
       this.db
         .prepare("UPDATE dashboard_login_codes SET used_ms = ? WHERE code_hash = ?")
         .run(now, hash);
-      return this.start(row.project_id, "sign-in code");
+      return this.start(usable.project_id, "sign-in code");
     });
   }
 
@@ -113,21 +113,15 @@ export class DashboardSessionStore {
   find(cookie: string): DashboardSession | SessionRefusal {
     if (!cookiePattern.test(cookie)) return "unknown";
     const row = this.sessionByCookie.get(hashSecret(cookie)) as SessionRow | undefined;
-    if (row === undefined) return "unknown";
-    if (row.revoked_ms !== null) return "revoked";
     const now = this.now();
-    if (row.expires_ms <= now) return "expired";
-    if (now - row.last_seen_ms >= lastSeenEveryMs) {
+    const found = liveSession(row, now);
+    if (typeof found === "string") return found;
+    if (now - found.lastSeenMs >= lastSeenEveryMs) {
       this.db
         .prepare("UPDATE dashboard_sessions SET last_seen_ms = ? WHERE id = ?")
-        .run(now, row.id);
+        .run(now, found.session.id);
     }
-    return {
-      id: row.id,
-      projectId: row.project_id,
-      csrfToken: row.csrf_token,
-      expiresAtMs: row.expires_ms,
-    };
+    return found.session;
   }
 
   /** Ends a session now: its cookie is refused from here on. */
@@ -145,13 +139,7 @@ export class DashboardSessionStore {
     this.db
       .prepare("DELETE FROM dashboard_sessions WHERE expires_ms < ?")
       .run(now - keptAfterEndMs);
-    const cookie = newSecret(32);
-    const session: DashboardSession = {
-      id: `dse_${randomHex(12)}`,
-      projectId,
-      csrfToken: newSecret(32),
-      expiresAtMs: now + this.lifetimes.sessionMs,
-    };
+    const { session, cookie } = newSession(projectId, now, this.lifetimes);
     this.db
       .prepare(
         "INSERT INTO dashboard_sessions (id, project_id, cookie_hash, csrf_token, signed_in_with, created_ms, expires_ms, last_seen_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -168,4 +156,47 @@ export class DashboardSessionStore {
       );
     return { session, cookie };
   }
+}
+
+/** A sign-in code's row if it signs in at `now`; else why it does not. */
+export function usableCode<Row extends { expires_ms: number; used_ms: number | null }>(
+  row: Row | undefined,
+  now: number,
+): Row | CodeRefusal {
+  if (row === undefined) return "code_invalid";
+  if (row.used_ms !== null) return "code_used";
+  if (row.expires_ms <= now) return "code_expired";
+  return row;
+}
+
+/** The live session a cookie's row stands for at `now`, and when it was last seen; or why none. */
+export function liveSession(
+  row: SessionRow | undefined,
+  now: number,
+): { session: DashboardSession; lastSeenMs: number } | SessionRefusal {
+  if (row === undefined) return "unknown";
+  if (row.revoked_ms !== null) return "revoked";
+  if (row.expires_ms <= now) return "expired";
+  const session = {
+    id: row.id,
+    projectId: row.project_id,
+    csrfToken: row.csrf_token,
+    expiresAtMs: row.expires_ms,
+  };
+  return { session, lastSeenMs: row.last_seen_ms };
+}
+
+/** A new session of `projectId` from `now`, and its cookie (stored only as its hash). */
+export function newSession(
+  projectId: string,
+  now: number,
+  lifetimes: SessionLifetimes,
+): { session: DashboardSession; cookie: string } {
+  const session: DashboardSession = {
+    id: `dse_${randomHex(12)}`,
+    projectId,
+    csrfToken: newSecret(32),
+    expiresAtMs: now + lifetimes.sessionMs,
+  };
+  return { session, cookie: newSecret(32) };
 }

@@ -59,7 +59,8 @@ export const maxRunResults = 10_000;
 /** The most characters a run's results take as JSON, given bit by bit (whole: the body limit). */
 const maxResultsLength = 32 * 1024 * 1024;
 
-interface CaseRow {
+/** A test case's row, as both engines store it. */
+export interface CaseRow {
   id: string;
   dataset: string;
   query: string;
@@ -69,7 +70,8 @@ interface CaseRow {
   updated_at: string;
 }
 
-interface RunRow {
+/** A test run's row, as both engines store it. */
+export interface RunRow {
   id: string;
   name: string;
   dataset: string | null;
@@ -100,8 +102,7 @@ export class EvalStore {
         metadata = excluded.metadata,
         updated_at = excluded.updated_at
       RETURNING *`);
-    // The same query twice in one request: the last one is the case, as with two requests.
-    const unique = [...new Map(cases.map((each) => [each.query, each])).values()];
+    const unique = latestByQuery(cases);
     return transaction(this.db, () => {
       const now = new Date().toISOString();
       return unique.map((each) => {
@@ -146,20 +147,7 @@ export class EvalStore {
    * are computed here.
    */
   addRun(projectId: string, input: RunInput): TestRunDetail {
-    const results = input.results.map((each) => toResult(each, input.pass_threshold));
-    const createdAt = new Date().toISOString();
-    const run: TestRunDetail = {
-      run_id: `run_${randomBytes(12).toString("hex")}`,
-      name: input.name ?? `run ${createdAt}`,
-      dataset: input.dataset ?? null,
-      version: input.version ?? null,
-      pass_threshold: input.pass_threshold,
-      created_at: createdAt,
-      status: input.status ?? "finished",
-      total_cases: input.total_cases ?? null,
-      summary: summarizeResults(results),
-      results,
-    };
+    const run = newRun(input);
     this.db
       .prepare(`
         INSERT INTO test_runs (id, project_id, name, dataset, version, pass_threshold,
@@ -174,7 +162,7 @@ export class EvalStore {
         run.pass_threshold,
         run.created_at,
         JSON.stringify(run.summary),
-        JSON.stringify(results),
+        JSON.stringify(run.results),
         run.status,
         run.total_cases,
       );
@@ -191,34 +179,17 @@ export class EvalStore {
         .prepare("SELECT * FROM test_runs WHERE project_id = ? AND id = ?")
         .get(projectId, runId) as unknown as RunRow | undefined;
       if (row === undefined) return { refused: "not_found" };
-      const stored = JSON.parse(row.results) as TestResult[];
-      const end = input.offset + input.results.length;
-      if (row.status === "finished") {
-        // The answer to the finishing request was lost, and it came again.
-        const again = input.finished && end === stored.length;
-        return again ? toRun(row) : { refused: "finished" };
+      const outcome = addedResults(row, input);
+      if ("refused" in outcome) return outcome;
+      const { write } = outcome;
+      if (write !== undefined) {
+        this.db
+          .prepare(
+            "UPDATE test_runs SET status = ?, summary = ?, results = ? WHERE project_id = ? AND id = ?",
+          )
+          .run(write.status, write.summary, write.results, projectId, runId);
       }
-      if (input.offset > stored.length) return { refused: "gap", stored: stored.length };
-      const added = input.results
-        .slice(stored.length - input.offset)
-        .map((each) => toResult(each, row.pass_threshold));
-      const results = [...stored, ...added];
-      if (results.length > maxRunResults) return { refused: "too_many" };
-      if (input.finished && results.length === 0) return { refused: "empty" };
-      const json = JSON.stringify(results);
-      if (json.length > maxResultsLength) return { refused: "too_large" };
-      const updated: RunRow = {
-        ...row,
-        status: input.finished ? "finished" : "running",
-        summary: JSON.stringify(summarizeResults(results)),
-        results: json,
-      };
-      this.db
-        .prepare(
-          "UPDATE test_runs SET status = ?, summary = ?, results = ? WHERE project_id = ? AND id = ?",
-        )
-        .run(updated.status, updated.summary, updated.results, projectId, runId);
-      return toRun(updated);
+      return outcome.run;
     });
   }
 
@@ -248,15 +219,7 @@ export class EvalStore {
         FROM test_runs WHERE project_id = ? ${after}
         ORDER BY created_at DESC, rowid DESC LIMIT ?`)
       .all(...values, page.limit + 1) as unknown as Array<RunRow & { row: number }>;
-    const shown = rows.slice(0, page.limit);
-    const last = shown[shown.length - 1];
-    return {
-      runs: shown.map(toRun),
-      next:
-        rows.length > page.limit && last !== undefined
-          ? { createdAt: last.created_at, row: last.row }
-          : null,
-    };
+    return pageOfRuns(rows, page.limit);
   }
 }
 
@@ -266,7 +229,80 @@ export interface RunCursor {
   readonly row: number;
 }
 
-function toCase(row: CaseRow): TestCase {
+/** The same query twice in one request: the last one is the case, as with two requests. */
+export function latestByQuery(cases: readonly CaseInput[]): CaseInput[] {
+  return [...new Map(cases.map((each) => [each.query, each])).values()];
+}
+
+/** A new run as it is stored and answered: each case's pass and the summary computed. */
+export function newRun(input: RunInput): TestRunDetail {
+  const results = input.results.map((each) => toResult(each, input.pass_threshold));
+  const createdAt = new Date().toISOString();
+  return {
+    run_id: `run_${randomBytes(12).toString("hex")}`,
+    name: input.name ?? `run ${createdAt}`,
+    dataset: input.dataset ?? null,
+    version: input.version ?? null,
+    pass_threshold: input.pass_threshold,
+    created_at: createdAt,
+    status: input.status ?? "finished",
+    total_cases: input.total_cases ?? null,
+    summary: summarizeResults(results),
+    results,
+  };
+}
+
+/**
+ * What adding results to a stored run comes to: the run as answered, with the row to write when
+ * it changes (none when the finishing request came again after its answer was lost), or why the
+ * results are refused. Results the run has already (a request sent again) are skipped.
+ */
+export function addedResults(
+  row: RunRow,
+  input: ResultsInput,
+): ResultsRefusal | { readonly run: TestRun; readonly write?: RunRow } {
+  const stored = JSON.parse(row.results) as TestResult[];
+  const end = input.offset + input.results.length;
+  if (row.status === "finished") {
+    // The answer to the finishing request was lost, and it came again.
+    const again = input.finished && end === stored.length;
+    return again ? { run: toRun(row) } : { refused: "finished" };
+  }
+  if (input.offset > stored.length) return { refused: "gap", stored: stored.length };
+  const added = input.results
+    .slice(stored.length - input.offset)
+    .map((each) => toResult(each, row.pass_threshold));
+  const results = [...stored, ...added];
+  if (results.length > maxRunResults) return { refused: "too_many" };
+  if (input.finished && results.length === 0) return { refused: "empty" };
+  const json = JSON.stringify(results);
+  if (json.length > maxResultsLength) return { refused: "too_large" };
+  const write: RunRow = {
+    ...row,
+    status: input.finished ? "finished" : "running",
+    summary: JSON.stringify(summarizeResults(results)),
+    results: json,
+  };
+  return { run: toRun(write), write };
+}
+
+/** A page of `limit` runs from rows read one beyond it, and where the next page starts. */
+export function pageOfRuns(
+  rows: ReadonlyArray<RunRow & { row: number }>,
+  limit: number,
+): { runs: TestRun[]; next: RunCursor | null } {
+  const shown = rows.slice(0, limit);
+  const last = shown[shown.length - 1];
+  return {
+    runs: shown.map(toRun),
+    next:
+      rows.length > limit && last !== undefined
+        ? { createdAt: last.created_at, row: last.row }
+        : null,
+  };
+}
+
+export function toCase(row: CaseRow): TestCase {
   return {
     case_id: row.id,
     dataset: row.dataset,
@@ -278,7 +314,7 @@ function toCase(row: CaseRow): TestCase {
   };
 }
 
-function toRun(row: RunRow): TestRun {
+export function toRun(row: RunRow): TestRun {
   return {
     run_id: row.id,
     name: row.name,

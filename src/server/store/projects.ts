@@ -52,31 +52,25 @@ export class ProjectStore {
   }
 
   /** Creates a project with one API key; `key` chooses the key (CAIRN_API_KEY at first start). */
-  createProject(name: string, key = generateApiKey()): { project: Project; apiKey: string } {
-    if (!keyPattern.test(key)) {
-      throw new Error(
-        "the API key must be 16 to 256 characters of letters, digits, '_', '-' or '.'",
-      );
-    }
-    const now = new Date().toISOString();
-    const project = { id: `prj_${randomBytes(12).toString("hex")}`, name };
+  createProject(name: string, key?: string): { project: Project; apiKey: string } {
+    const created = newProject(name, key);
     transaction(this.db, () => {
       this.db
         .prepare("INSERT INTO projects (id, name, created_at) VALUES (?, ?, ?)")
-        .run(project.id, name, now);
+        .run(created.project.id, name, created.createdAt);
       this.db
         .prepare(
           "INSERT INTO api_keys (id, project_id, hash, prefix, created_at) VALUES (?, ?, ?, ?, ?)",
         )
         .run(
-          `key_${randomBytes(12).toString("hex")}`,
-          project.id,
-          hashApiKey(key),
-          key.slice(0, 10),
-          now,
+          created.key.id,
+          created.project.id,
+          created.key.hash,
+          created.key.prefix,
+          created.createdAt,
         );
     });
-    return { project, apiKey: key };
+    return { project: created.project, apiKey: created.apiKey };
   }
 
   /** A project by its id. */
@@ -88,10 +82,40 @@ export class ProjectStore {
 
   /** The caller an API key stands for, if it is a key of some project. */
   callerForKey(key: string): Caller | undefined {
-    const row = this.findByHash.get(hashApiKey(key)) as
-      | { id: string; name: string; key_id: string; prefix: string }
-      | undefined;
-    if (row === undefined) return undefined;
-    return { project: { id: row.id, name: row.name }, actor: `${row.key_id} (${row.prefix}…)` };
+    const row = this.findByHash.get(hashApiKey(key)) as KeyOwnerRow | undefined;
+    return row === undefined ? undefined : callerOf(row);
   }
+}
+
+/**
+ * A new project and its first API key as both engines store them: the key is checked (a chosen
+ * one may be badly formed) and kept only as its hash and first characters.
+ */
+export function newProject(name: string, key = generateApiKey()) {
+  if (!keyPattern.test(key)) {
+    throw new Error("the API key must be 16 to 256 characters of letters, digits, '_', '-' or '.'");
+  }
+  return {
+    project: { id: `prj_${randomBytes(12).toString("hex")}`, name } satisfies Project,
+    apiKey: key,
+    key: {
+      id: `key_${randomBytes(12).toString("hex")}`,
+      hash: hashApiKey(key),
+      prefix: key.slice(0, 10),
+    },
+    createdAt: new Date().toISOString(),
+  };
+}
+
+/** A key's row joined to its project's, as the lookup by hash reads it. */
+export interface KeyOwnerRow {
+  readonly id: string;
+  readonly name: string;
+  readonly key_id: string;
+  readonly prefix: string;
+}
+
+/** The caller a key's row stands for. */
+export function callerOf(row: KeyOwnerRow): Caller {
+  return { project: { id: row.id, name: row.name }, actor: `${row.key_id} (${row.prefix}…)` };
 }

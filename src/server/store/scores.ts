@@ -13,7 +13,8 @@ export interface NewScore {
   readonly scoredBy: string;
 }
 
-interface ScoreRow {
+/** A score's row, as both engines store it. */
+export interface ScoreRow {
   id: string;
   trace_id: string;
   span_id: string | null;
@@ -42,18 +43,7 @@ export class ScoreStore {
   }
 
   add(projectId: string, score: NewScore): Score {
-    const row: ScoreRow = {
-      id: `sc_${randomBytes(12).toString("hex")}`,
-      trace_id: score.traceHex,
-      span_id: score.spanId,
-      name: score.name,
-      value: score.value,
-      label: score.label,
-      reason: score.reason,
-      source: score.source,
-      scored_by: score.scoredBy,
-      created_at: new Date().toISOString(),
-    };
+    const row = newScoreRow(score);
     this.insert.run(
       row.id,
       projectId,
@@ -76,7 +66,23 @@ export class ScoreStore {
   }
 }
 
-function toScore(row: ScoreRow): Score {
+/** A new score's row: its id, and now as its creation. */
+export function newScoreRow(score: NewScore): ScoreRow {
+  return {
+    id: `sc_${randomBytes(12).toString("hex")}`,
+    trace_id: score.traceHex,
+    span_id: score.spanId,
+    name: score.name,
+    value: score.value,
+    label: score.label,
+    reason: score.reason,
+    source: score.source,
+    scored_by: score.scoredBy,
+    created_at: new Date().toISOString(),
+  };
+}
+
+export function toScore(row: ScoreRow): Score {
   return {
     score_id: row.id,
     trace_id: `tr_${row.trace_id}`,

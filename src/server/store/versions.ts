@@ -3,7 +3,8 @@ import type { DatabaseSync } from "node:sqlite";
 import type { VersionEvent, Version as VersionRecord } from "../../core/wire/versions.js";
 import { transaction } from "./database.js";
 
-interface VersionRow {
+/** A version's row, as both engines store it. */
+export interface VersionRow {
   id: string;
   version: string;
   description: string;
@@ -24,15 +25,14 @@ export class VersionStore {
         .prepare("SELECT id FROM versions WHERE project_id = ? AND version = ?")
         .get(projectId, version);
       if (existing !== undefined) return undefined;
-      const id = `ver_${randomBytes(12).toString("hex")}`;
-      const now = new Date().toISOString();
+      const row = newVersionRow(version, description);
       this.db
         .prepare(
           "INSERT INTO versions (id, project_id, version, description, created_at) VALUES (?, ?, ?, ?, ?)",
         )
-        .run(id, projectId, version, description, now);
-      this.record(projectId, id, "publish", actor, now);
-      return { version_id: id, version, description, created_at: now, current: true };
+        .run(row.id, projectId, version, description, row.created_at);
+      this.record(projectId, row.id, "publish", actor, row.created_at);
+      return { ...toRecord(row), current: true };
     });
   }
 
@@ -41,12 +41,9 @@ export class VersionStore {
     return transaction(this.db, (): { version: VersionRecord; event: VersionEvent } | undefined => {
       const row = this.find(projectId, versionId);
       if (row === undefined) return undefined;
-      const now = new Date().toISOString();
-      this.record(projectId, row.id, "rollback", actor, now);
-      return {
-        version: { ...toRecord(row), current: true },
-        event: { version_id: row.id, version: row.version, action: "rollback", actor, at: now },
-      };
+      const rolledBack = rollbackOf(row, actor);
+      this.record(projectId, row.id, "rollback", actor, rolledBack.event.at);
+      return rolledBack;
     });
   }
 
@@ -99,7 +96,25 @@ export class VersionStore {
   }
 }
 
-function toRecord(row: VersionRow): Omit<VersionRecord, "current"> {
+/** A new version's row: its id, and now as its creation. */
+export function newVersionRow(version: string, description: string): VersionRow {
+  const id = `ver_${randomBytes(12).toString("hex")}`;
+  return { id, version, description, created_at: new Date().toISOString() };
+}
+
+/** What a rollback to `row` answers: the version, current again, and the event, now. */
+export function rollbackOf(
+  row: VersionRow,
+  actor: string,
+): { version: VersionRecord; event: VersionEvent } {
+  const at = new Date().toISOString();
+  return {
+    version: { ...toRecord(row), current: true },
+    event: { version_id: row.id, version: row.version, action: "rollback", actor, at },
+  };
+}
+
+export function toRecord(row: VersionRow): Omit<VersionRecord, "current"> {
   return {
     version_id: row.id,
     version: row.version,

@@ -4,13 +4,18 @@ import type { SpanRow } from "./span-rows.js";
 /** Longest attribute (metadata) value, as JSON, that a span without its payloads keeps. */
 export const smallValueChars = 256;
 
-/** The columns of a span without its payloads: input and output are only said to be there. */
+/**
+ * The columns of a span without its payloads: input and output are only said to be there (1 or
+ * 0, on SQLite and PostgreSQL alike).
+ */
 export const spanColumnsWithoutPayloads = `trace_id, span_id, parent_span_id, name, kind, start_us,
   end_us, duration_us, status, status_message, NULL AS input, NULL AS output,
   NULL AS expected_output, model, session_id, version, tags, metadata, attributes, events,
   prompt_tokens, completion_tokens, total_tokens, cost_usd, cached_tokens, reasoning_tokens,
-  span_kind, scope, links, service_name, resource, input IS NOT NULL AS has_input,
-  output IS NOT NULL AS has_output, expected_output IS NOT NULL AS has_expected_output`;
+  span_kind, scope, links, service_name, resource,
+  CASE WHEN input IS NULL THEN 0 ELSE 1 END AS has_input,
+  CASE WHEN output IS NULL THEN 0 ELSE 1 END AS has_output,
+  CASE WHEN expected_output IS NULL THEN 0 ELSE 1 END AS has_expected_output`;
 
 /** A row read with {@link spanColumnsWithoutPayloads}. */
 export interface RowWithoutPayloads extends SpanRow {

@@ -21,7 +21,8 @@ export interface IngestResult {
   readonly duplicates: number;
 }
 
-interface TraceDelta extends SpanTotals {
+/** What one call adds to a trace's summary row (traces) and its label rows. */
+export interface TraceDelta extends SpanTotals {
   rootSpanId: string | null;
   name: string | null;
   kind: string | null;
@@ -91,6 +92,27 @@ export function spanRowValues(
   ];
 }
 
+/**
+ * What an upsert of a trace's summary row sets when the trace has one: the delta (`excluded`)
+ * added to it. `min` and `max` name the engine's two-argument minimum and maximum.
+ */
+export function addTraceDelta(min: "min" | "least", max: "max" | "greatest"): string {
+  return `
+    name = CASE WHEN traces.root_span_id IS NULL THEN excluded.name ELSE traces.name END,
+    kind = CASE WHEN traces.root_span_id IS NULL THEN excluded.kind ELSE traces.kind END,
+    root_span_id = coalesce(traces.root_span_id, excluded.root_span_id),
+    start_us = ${min}(traces.start_us, excluded.start_us),
+    end_us = ${max}(traces.end_us, excluded.end_us),
+    span_count = traces.span_count + excluded.span_count,
+    error_count = traces.error_count + excluded.error_count,
+    prompt_tokens = traces.prompt_tokens + excluded.prompt_tokens,
+    completion_tokens = traces.completion_tokens + excluded.completion_tokens,
+    total_tokens = traces.total_tokens + excluded.total_tokens,
+    cost_usd = traces.cost_usd + excluded.cost_usd,
+    session_id = coalesce(traces.session_id, excluded.session_id),
+    version = coalesce(traces.version, excluded.version)`;
+}
+
 /** Told of the traces (32-hex ids) that gained spans, after the commit that stored them. */
 export type TracesStoredListener = (projectId: string, traceHexes: readonly string[]) => void;
 
@@ -123,20 +145,7 @@ export class SpanStore {
         span_count, error_count, prompt_tokens, completion_tokens, total_tokens, cost_usd,
         session_id, version)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT (project_id, trace_id) DO UPDATE SET
-        name = CASE WHEN traces.root_span_id IS NULL THEN excluded.name ELSE traces.name END,
-        kind = CASE WHEN traces.root_span_id IS NULL THEN excluded.kind ELSE traces.kind END,
-        root_span_id = coalesce(traces.root_span_id, excluded.root_span_id),
-        start_us = min(traces.start_us, excluded.start_us),
-        end_us = max(traces.end_us, excluded.end_us),
-        span_count = traces.span_count + excluded.span_count,
-        error_count = traces.error_count + excluded.error_count,
-        prompt_tokens = traces.prompt_tokens + excluded.prompt_tokens,
-        completion_tokens = traces.completion_tokens + excluded.completion_tokens,
-        total_tokens = traces.total_tokens + excluded.total_tokens,
-        cost_usd = traces.cost_usd + excluded.cost_usd,
-        session_id = coalesce(traces.session_id, excluded.session_id),
-        version = coalesce(traces.version, excluded.version)`);
+      ON CONFLICT (project_id, trace_id) DO UPDATE SET ${addTraceDelta("min", "max")}`);
     // Each takes a trace's tags (models) as one JSON array: one statement per trace, not per tag.
     this.insertTags = db.prepare(
       "INSERT OR IGNORE INTO trace_tags (project_id, trace_id, tag) SELECT ?, ?, value FROM json_each(?)",
@@ -279,7 +288,8 @@ export class SpanStore {
   }
 }
 
-function addToTrace(
+/** Adds a stored span to the delta of its trace (keyed by the trace's 32 hex digits). */
+export function addToTrace(
   traces: Map<string, TraceDelta>,
   span: ExportedSpan,
   startUs: number,

@@ -3,66 +3,18 @@
 // of JSON, another project's traces), text that is FTS5 syntax, and paging through matches.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { querySyntax, searchSpanFields, searchTraceId } from "../fixtures/trace-search-spans.js";
 import { addProject, resource, span, startTestServer, type TestServer } from "./helpers.js";
 
 const day = "period_start=2026-11-20&period_end=2026-11-20";
-const traceId = (n: number) => `tr_${n.toString(16).padStart(32, "5")}`;
-
-const chat = JSON.stringify([
-  { role: "system", content: "You answer questions about orders." },
-  { role: "user", content: "Where is my parcel? It was due on Monday." },
-]);
-const completion = JSON.stringify([
-  { role: "assistant", content: "Your parcel is at the Zürich depot." },
-]);
+const traceId = searchTraceId;
 
 describe("searching traces with q", () => {
   let t: TestServer;
   const otherKey = "other-project-key-0123456789";
   beforeAll(async () => {
     t = await startTestServer();
-    const spans = [
-      // 1: the words in a child span's name only.
-      span({ trace_id: traceId(1), name: "support-agent", input: null, output: null }),
-      span({
-        trace_id: traceId(1),
-        parent_span_id: null,
-        name: "lookup_warehouse_inventory",
-        kind: "tool",
-        input: null,
-        output: null,
-        start_time: "2026-11-20T10:00:00.100Z",
-      }),
-      // 2: chat messages in and out; their keys (role, content) are not text.
-      span({ trace_id: traceId(2), kind: "llm", name: "chat", input: chat, output: completion }),
-      // 3: a failed call, its words in the output and status message.
-      span({
-        trace_id: traceId(3),
-        name: "refund-agent",
-        input: "refund order 991",
-        output: "Refunds are paid within 5 business days",
-        status: "error",
-        status_message: "payment gateway timed out",
-      }),
-      // 4..8: five traces for paging, each asking about invoices, a minute apart.
-      ...[4, 5, 6, 7, 8].map((n) =>
-        span({
-          trace_id: traceId(n),
-          name: "billing-agent",
-          input: `invoice question number ${n}`,
-          output: "see your invoices page",
-          start_time: `2026-11-20T11:0${n}:00.000Z`,
-          end_time: `2026-11-20T11:0${n}:01.000Z`,
-        }),
-      ),
-      // 9: FTS5 syntax as plain text.
-      span({
-        trace_id: traceId(9),
-        name: "syntax",
-        input: 'he said "AND" (NEAR me) -x col:value *star ^caret',
-        output: "ok",
-      }),
-    ];
+    const spans = searchSpanFields.map((fields) => span(fields));
     const stored = await t.call("POST", "/traces", { resource, spans });
     expect(stored.status).toBe(200);
     addProject(t, "other", otherKey);
@@ -122,30 +74,7 @@ describe("searching traces with q", () => {
   });
 
   it("takes FTS5 syntax as plain text, never failing", async () => {
-    for (const q of [
-      '"',
-      '""',
-      '"unbalanced',
-      "(",
-      ")",
-      "AND",
-      "OR NOT",
-      "NEAR(a b)",
-      "col:value",
-      "-x",
-      "*",
-      "star*",
-      "^caret",
-      "'",
-      "a'b",
-      "{name body}: x",
-      "💥",
-      "\\",
-      "%_",
-      "; DROP TABLE spans; --",
-    ]) {
-      await search(q);
-    }
+    for (const q of querySyntax) await search(q);
     expect(await ids('"AND" (NEAR')).toEqual([traceId(9)]);
     expect(await ids("col:value")).toEqual([traceId(9)]);
     expect(await ids("*star")).toEqual([traceId(9)]);

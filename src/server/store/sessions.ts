@@ -34,7 +34,7 @@ export interface SessionTraceCursor {
 }
 
 /** The sums over a session's trace rows. */
-type SessionRow = Pick<
+export type SessionRow = Pick<
   TraceRow,
   | "start_us"
   | "end_us"
@@ -47,14 +47,15 @@ type SessionRow = Pick<
 > & { session_id: string; trace_count: number };
 
 /** A session's turns: how many, and their mean and longest duration. */
-interface TurnRow {
+export interface TurnRow {
   session_id: string;
   turn_count: number;
   turn_mean_us: number | null;
   turn_max_us: number | null;
 }
 
-interface SessionTraceRow extends TraceRow {
+/** A trace of a session with its root span's input and output, cut, and whether it is an event. */
+export interface SessionTraceRow extends TraceRow {
   input_preview: string | null;
   input_length: number | null;
   output_preview: string | null;
@@ -62,7 +63,8 @@ interface SessionTraceRow extends TraceRow {
   session_event: number | null;
 }
 
-interface EventSpanRow {
+/** A span that carries events of a session: its own (standalone 1), or among a call's. */
+export interface EventSpanRow {
   trace_id: string;
   span_id: string;
   standalone: number | null;
@@ -180,14 +182,16 @@ export function sessionTraces(
     value: last.start_us,
     traceId: last.trace_id,
   }));
+  return { traces: shown.map(toSessionTrace), next };
+}
+
+/** A trace of a session as the API returns it. */
+export function toSessionTrace(row: SessionTraceRow): SessionTrace {
   return {
-    traces: shown.map((row) => ({
-      ...toSummary(row),
-      input: preview(row.input_preview, row.input_length),
-      output: preview(row.output_preview, row.output_length),
-      session_event: row.session_event === 1,
-    })),
-    next,
+    ...toSummary(row),
+    input: preview(row.input_preview, row.input_length),
+    output: preview(row.output_preview, row.output_length),
+    session_event: row.session_event === 1,
   };
 }
 
@@ -210,6 +214,11 @@ export function sessionEvents(
            WHERE json_extract(e.value, '$.attributes."session.id"') = ?))`,
     )
     .all(projectId, projectId, sessionId, sessionId) as unknown as EventSpanRow[];
+  return sessionEventsOf(rows, sessionId);
+}
+
+/** The events of a session that `rows` carry, oldest first, {@link maxSessionEvents} at most. */
+export function sessionEventsOf(rows: readonly EventSpanRow[], sessionId: string): SessionEvent[] {
   const events: SessionEvent[] = [];
   for (const row of rows) {
     const recorded = JSON.parse(row.events) as Array<{
@@ -284,7 +293,8 @@ function sessionTurns(
   return new Map(rows.map((row) => [row.session_id, row]));
 }
 
-function toSessionSummary(
+/** A session's figures as the API returns them. */
+export function toSessionSummary(
   row: SessionRow,
   tags: string[],
   turns: TurnRow | undefined,
@@ -307,7 +317,7 @@ function toSessionSummary(
 }
 
 /** The rows of a page read with one row more than `limit`, and the next page's cursor. */
-function pageOf<Row, Cursor>(
+export function pageOf<Row, Cursor>(
   rows: readonly Row[],
   limit: number,
   cursorOf: (last: Row) => Cursor,

@@ -9,10 +9,8 @@ import { getSessionSummary, listSessions, sessionEvents, sessionTraces } from ".
 import type { SpanStore } from "./span-store.js";
 import type { AnalyticsQueries, Store } from "./store.js";
 import { getTraceSummary, listTraces } from "./trace-list.js";
+import { searchCatchUpSpans } from "./trace-search.js";
 import { VersionStore } from "./versions.js";
-
-/** The most spans a search indexes before it runs (about 10 µs each). */
-const searchCatchUpSpans = 20_000;
 
 export interface SqliteStoreOptions {
   /** The clock of dashboard sessions and codes (tests move it). Default `Date.now`. */

@@ -178,29 +178,41 @@ function withLabels(
   projectId: string,
   summaries: readonly TraceSummary[],
 ): TraceListRow[] {
+  if (summaries.length === 0) return [];
+  const ids = JSON.stringify(summaries.map((summary) => summary.trace_id.slice(3)));
+  // Sorted by labelled(), not by ORDER BY: with it, SQLite (without ANALYZE's statistics) walks
+  // the table's (project, label, trace) key through every label of the project to skip a sort
+  // of a few rows — 18 ms instead of 0.1 on 200,000 tags, for any page or any trace.
+  const labelsOf = (table: "trace_tags" | "trace_models", column: "tag" | "model") =>
+    db
+      .prepare(
+        `SELECT trace_id, ${column} AS label FROM ${table}
+         WHERE project_id = ? AND trace_id IN (SELECT value FROM json_each(?))`,
+      )
+      .all(projectId, ids) as unknown as TraceLabel[];
+  return labelled(summaries, labelsOf("trace_tags", "tag"), labelsOf("trace_models", "model"));
+}
+
+/** A tag or model of a trace (32 hex digits), as the label tables hold it. */
+export interface TraceLabel {
+  trace_id: string;
+  label: string;
+}
+
+/** The summaries with their tags and models (in any order here), each list sorted. */
+export function labelled(
+  summaries: readonly TraceSummary[],
+  tags: readonly TraceLabel[],
+  models: readonly TraceLabel[],
+): TraceListRow[] {
   const rows = summaries.map((summary) => ({
     ...summary,
     tags: [] as string[],
     models: [] as string[],
   }));
-  if (rows.length === 0) return rows;
   const byHex = new Map(rows.map((row) => [row.trace_id.slice(3), row]));
-  const ids = JSON.stringify([...byHex.keys()]);
-  for (const [table, column, key] of [
-    ["trace_tags", "tag", "tags"],
-    ["trace_models", "model", "models"],
-  ] as const) {
-    // Sorted here, not by ORDER BY: with it, SQLite (without ANALYZE's statistics) walks the
-    // table's (project, label, trace) key through every label of the project to skip a sort of
-    // a few rows — 18 ms instead of 0.1 on 200,000 tags, for any page or any trace.
-    const labels = db
-      .prepare(
-        `SELECT trace_id, ${column} AS label FROM ${table}
-         WHERE project_id = ? AND trace_id IN (SELECT value FROM json_each(?))`,
-      )
-      .all(projectId, ids) as Array<{ trace_id: string; label: string }>;
-    for (const { trace_id, label } of labels) byHex.get(trace_id)?.[key].push(label);
-  }
+  for (const { trace_id, label } of tags) byHex.get(trace_id)?.tags.push(label);
+  for (const { trace_id, label } of models) byHex.get(trace_id)?.models.push(label);
   for (const row of rows) {
     row.tags.sort();
     row.models.sort();

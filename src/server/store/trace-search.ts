@@ -3,27 +3,48 @@
 
 /** Longest search text taken, in characters. */
 export const maxSearchChars = 500;
+/**
+ * The most spans a search indexes before it runs (SQLite: about 10 µs each), so that it finds
+ * what was just stored.
+ */
+export const searchCatchUpSpans = 20_000;
 /** Most terms a search uses: the first ones typed. */
 export const maxSearchTerms = 16;
 
+/** A term of a search: its text, and whether it also matches the words it begins. */
+export interface SearchTerm {
+  readonly text: string;
+  readonly prefix: boolean;
+}
+
 /**
- * The FTS5 queries for what a person typed, one per term: each word, or each "quoted phrase",
- * becomes a quoted FTS5 string (a `"` inside doubled), so no character typed is ever FTS5
- * syntax, and matches the words it begins ("refund" finds "refunds"; a term of one or two
- * characters only itself). Terms without a letter or
- * a digit are left out; none left means the search matches nothing.
+ * The terms of what a person typed: each word, or each "quoted phrase", that has a letter or
+ * a digit, the first {@link maxSearchTerms}. A term of three characters or more also matches
+ * the words it begins ("refund" finds "refunds"); a shorter one only itself.
  */
-export function searchTerms(text: string): string[] {
-  const terms: string[] = [];
-  for (const match of text.slice(0, maxSearchChars).matchAll(/"([^"]*)"?|[^\s"]+/g)) {
+export function searchTermsOf(text: string): SearchTerm[] {
+  const terms: SearchTerm[] = [];
+  // A NUL separates words, as in the text searched (FTS5 would end its query there).
+  const typed = text.slice(0, maxSearchChars).replaceAll("\0", " ");
+  for (const match of typed.matchAll(/"([^"]*)"?|[^\s"]+/g)) {
     const term = (match[1] ?? match[0]).trim();
     if (!/[\p{L}\p{N}]/u.test(term)) continue;
     // A word of one or two letters would begin too many others: it matches itself only.
-    const prefix = [...term].length >= 3 ? "*" : "";
-    terms.push(`"${term.replaceAll('"', '""')}"${prefix}`);
+    terms.push({ text: term, prefix: [...term].length >= 3 });
     if (terms.length === maxSearchTerms) break;
   }
   return terms;
+}
+
+/**
+ * The FTS5 queries for what a person typed, one per term ({@link searchTermsOf}): each a quoted
+ * FTS5 string (a `"` inside doubled), so no character typed is ever FTS5 syntax, with `*` when
+ * it matches the words it begins. None means the search matches nothing.
+ */
+export function searchTerms(text: string): string[] {
+  return searchTermsOf(text).map(
+    (term) => `"${term.text.replaceAll('"', '""')}"${term.prefix ? "*" : ""}`,
+  );
 }
 
 /**

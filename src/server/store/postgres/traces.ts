@@ -76,13 +76,19 @@ async function listTraces(
     // Spans are indexed a moment after they are stored (span-search-index.ts): a search first
     // indexes what is left, so it finds what was just sent, as on SQLite.
     if (await hasSpansToIndex(sql)) await indexSpansForSearch(sql, searchCatchUpSpans);
-    // Every term in some document of the trace; a trace's spans (and so its documents) start
-    // within the period or after it.
-    for (const pattern of await searchPatterns(sql, terms)) {
-      where.push(sql`t.trace_id IN (SELECT d.trace_id FROM span_search_docs d
+    // Every term in some document of the trace (the traces that hold each, intersected); a
+    // trace's spans (and so its documents) start within the period or after it.
+    const holding = (await searchPatterns(sql, terms)).map(
+      ({ pattern, likes }) => sql`SELECT d.trace_id FROM span_search_docs d
         WHERE d.project_id = ${projectId} AND d.start_us >= ${Math.ceil(filters.fromUs)}
-          AND d.text ~ ${pattern})`);
-    }
+          AND ${joined(
+            sql,
+            likes.map((like) => sql`d.text LIKE ${like}`),
+          )} AND d.text ~ ${pattern}`,
+    );
+    where.push(
+      sql`t.trace_id IN (${holding.reduce((all, term) => sql`${all} INTERSECT ${term}`)})`,
+    );
   }
   const sort = constant(sql, sortExpressions[filters.sort]);
   const direction = sortDirection(sql, filters.order);

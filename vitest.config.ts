@@ -1,4 +1,4 @@
-import { accessSync, constants } from "node:fs";
+import { accessSync, constants, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { storybookTest } from "@storybook/addon-vitest/vitest-plugin";
 import { playwright } from "@vitest/browser-playwright";
@@ -51,6 +51,53 @@ const storyTests: TestProjectInlineConfiguration = {
   },
 };
 
+/** Whether Debian's PostgreSQL server is installed (the store suite skips, with its reason, without). */
+function hasPostgres(): boolean {
+  try {
+    return readdirSync("/usr/lib/postgresql").some((version) => {
+      try {
+        accessSync(`/usr/lib/postgresql/${version}/bin/initdb`, constants.X_OK);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+  } catch {
+    return false;
+  }
+}
+
+// The HTTP tests of the observability API once more, on a PostgreSQL store: the same requests
+// must get the same answers and the same error bodies as on SQLite (test/server/helpers.ts gives
+// each service a database of the run's cluster).
+const postgresHttpTests: TestProjectInlineConfiguration = {
+  resolve: { alias },
+  plugins,
+  test: {
+    name: "node-postgres",
+    environment: "node",
+    include: [
+      "test/server/traces-api.test.ts",
+      "test/server/sessions-api.test.ts",
+      "test/server/otlp-api.test.ts",
+      "test/server/otlp-logs.test.ts",
+      "test/server/otlp-fidelity.test.ts",
+      "test/server/span-payloads-api.test.ts",
+      "test/server/trace-search.test.ts",
+      "test/server/evaluations-api.test.ts",
+      "test/server/versions-api.test.ts",
+      "test/server/project-events.test.ts",
+      "test/server/test-run-progress.test.ts",
+      "test/server/services-api.test.ts",
+      "test/server/protocol-and-abuse.test.ts",
+      "test/server/dashboard-csrf.test.ts",
+    ],
+    globalSetup: ["test/helpers/postgres-global-setup.ts"],
+    testTimeout: 20_000,
+    hookTimeout: 60_000,
+  },
+};
+
 export default defineConfig({
   resolve: { alias },
   test: {
@@ -81,6 +128,7 @@ export default defineConfig({
           testTimeout: 20_000,
         },
       },
+      ...(hasPostgres() ? [postgresHttpTests] : []),
       ...(hasChromium() ? [storyTests] : []),
     ],
   },

@@ -15,6 +15,8 @@ export const environmentVariables = {
   judgeApiKey: "CAIRN_JUDGE_API_KEY",
   judgeModel: "CAIRN_JUDGE_MODEL",
   masterKey: "CAIRN_MASTER_KEY",
+  databaseUrl: "CAIRN_DATABASE_URL",
+  retentionDays: "CAIRN_RETENTION_DAYS",
 } as const;
 
 export type EnvironmentVariable = (typeof environmentVariables)[keyof typeof environmentVariables];

@@ -21,20 +21,16 @@ import { judgeSpanRecorder } from "./evaluation/judge-spans.js";
 import { ProjectEvents } from "./events/project-events.js";
 import { clientKey } from "./http/client-address.js";
 import { defaultRateLimit, type RateLimitOptions } from "./http/rate-limit.js";
-import { type BatchIngester, inProcessIngester } from "./ingest/batch-ingester.js";
-import { ingestWorkerCount, WorkerIngester } from "./ingest/worker-ingester.js";
+import { ingestWorkerCount } from "./ingest/worker-ingester.js";
+import { openStore } from "./open-store.js";
 import { type SandboxOptions, startSandboxService } from "./sandboxes/index.js";
 import { type EgressOptions, parseEgressHosts } from "./sandboxes/service.js";
 import { withSandboxService } from "./sandboxes/service-of.js";
 import { urlSigningKey } from "./sandboxes/url-signing.js";
 import { DataDirectoryLock } from "./store/data-directory-lock.js";
 import { openDatabase } from "./store/database.js";
-import { SearchIndexer } from "./store/search-indexer.js";
 import { finishInterruptedRotation, SecretVault } from "./store/secret-vault.js";
-import { SpanStore } from "./store/span-store.js";
-import { sqliteStore } from "./store/sqlite-store.js";
-import type { SpanRepository } from "./store/store.js";
-import { WriteLock } from "./store/write-lock.js";
+import type { SpanRepository, Store } from "./store/store.js";
 
 export interface ServerOptions {
   /** Port to listen on; 0 picks a free one. Default `CAIRN_PORT` or 7070. */
@@ -45,6 +41,23 @@ export interface ServerOptions {
   dataDir?: string;
   /** The API key of the first project, at first start. Default `CAIRN_API_KEY` or a new key. */
   apiKey?: string;
+  /**
+   * At first start with no key given: `"create"` makes one and saves it in the data directory
+   * (`cairn dev`); `"required"` refuses to start without one (`cairn serve`). Default "create".
+   */
+  firstProjectKey?: "create" | "required";
+  /**
+   * The store of traces, sessions, versions, scores and test runs: `postgres://…` (PostgreSQL
+   * 15 or newer, which any number of instances may share). Default `CAIRN_DATABASE_URL`, else
+   * the embedded SQLite file in the data directory. Sandboxes' records, secret stores and agents
+   * stay in the data directory's SQLite file: each instance runs its own sandboxes.
+   */
+  database?: string;
+  /**
+   * Days of spans a PostgreSQL store keeps: older day partitions (and the traces that ended
+   * before them) are dropped, at start and every hour. Default `CAIRN_RETENTION_DAYS`, else all.
+   */
+  retentionDays?: number;
   /** Largest request body, in bytes. Default 10 MiB. */
   bodyLimitBytes?: number;
   /**
@@ -106,6 +119,8 @@ export interface CairnServer {
   readonly url: string;
   readonly port: number;
   readonly dataDir: string;
+  /** Where traces are stored: "SQLite at <file>", or the PostgreSQL server and database. */
+  readonly store: string;
   /** The key created at this start, when this start created the first project. */
   readonly createdApiKey: string | undefined;
   /** Whether sandboxes run here, in a sentence: ready (and what is not enforced), or why not. */
@@ -130,6 +145,8 @@ export async function createServer(options: ServerOptions = {}): Promise<CairnSe
   if (options.logger !== undefined) setLogger(options.logger);
   // Every setting is checked before the data directory is touched.
   const settings: Settings = {
+    databaseUrl: options.database ?? environment("databaseUrl"),
+    retentionDays: retentionDaysOf(options.retentionDays),
     workers: ingestWorkerCount(options.ingestWorkers),
     judgeConfig: options.judge ?? judgeFromEnvironment(),
     port: integerSetting("port", options.port, {
@@ -154,6 +171,8 @@ export async function createServer(options: ServerOptions = {}): Promise<CairnSe
 }
 
 interface Settings {
+  readonly databaseUrl: string | undefined;
+  readonly retentionDays: number | undefined;
   readonly workers: number;
   readonly judgeConfig: JudgeConfig | undefined;
   readonly port: number;
@@ -187,34 +206,19 @@ async function startParts(
   const db = openDatabase(dbPath);
   opened.push(() => db.close());
   let closing = false;
-  // Every thread that writes spans takes turns through one lock.
-  const lock = new WriteLock();
   // Whichever thread stores spans, the traces they changed reach the projects' live events.
   const events = new ProjectEvents((projectId, hex) => store.traces.summary(projectId, hex));
-  // Spans are added to the search index after they are stored, off the ingest path.
-  const searchIndexer = new SearchIndexer((limit) => spans.indexForSearch(limit));
-  const tracesStored = (projectId: string, hexes: readonly string[]) => {
-    events.tracesStored(projectId, hexes);
-    searchIndexer.stored();
-  };
-  const spans = new SpanStore(db, lock, tracesStored);
-  const store = sqliteStore(db, spans);
-  let createdApiKey: string | undefined;
-  if (await store.projects.isEmpty()) {
-    const key = options.apiKey || environment("apiKey");
-    createdApiKey = (await store.projects.createProject("default", key)).apiKey;
-    const keyFile = apiKeyFile(dataDir);
-    writeFileSync(keyFile, `${createdApiKey}\n`, { mode: 0o600 });
-    chmodSync(keyFile, 0o600);
-  }
-  // First what an earlier run left (or a store from before the index).
-  searchIndexer.stored();
-  opened.push(() => searchIndexer.close());
-  const ingester: BatchIngester =
-    workers > 0
-      ? new WorkerIngester(dbPath, lock, workers, inProcessIngester(store.spans), tracesStored)
-      : inProcessIngester(store.spans);
-  opened.push(() => ingester.close());
+  const opening = await openStore(db, dbPath, {
+    databaseUrl: settings.databaseUrl,
+    retentionDays: settings.retentionDays,
+    workers,
+    tracesStored: (projectId, hexes) => events.tracesStored(projectId, hexes),
+  });
+  opened.push(() => opening.close());
+  const { store, ingester } = opening;
+  const createdApiKey = await opening.whileStarting(() =>
+    createFirstProject(store, dataDir, options),
+  );
   finishInterruptedRotation(db, dataDir);
   const masterKey = loadMasterKey(dataDir, options.masterKey ?? environment("masterKey"));
   const secretStores = new SecretVault(db, masterKey);
@@ -286,6 +290,7 @@ async function startParts(
     url: `http://${urlHost}:${address.port}`,
     port: address.port,
     dataDir,
+    store: opening.description,
     createdApiKey,
     sandboxes:
       "unavailable" in sandboxes
@@ -297,7 +302,6 @@ async function startParts(
       if (closeOptions.force === true) server.closeAllConnections();
       closed ??= new Promise<void>((resolveClose) => {
         closing = true;
-        searchIndexer.close();
         // Event streams never finish by themselves: they are cut off, and their clients resume.
         events.close();
         // Exec sockets are not requests: they end now, and every sandbox with them.
@@ -309,13 +313,16 @@ async function startParts(
           .then(() => ("runner" in sandboxes ? sandboxes.runner.close() : undefined));
         server.close(() => {
           // Requests are finished: the workers have nothing left to store.
-          void Promise.all([ingester.close(), sandboxesStopped.catch(() => undefined)]).finally(
-            () => {
-              db.close();
-              dataLock.release();
-              resolveClose();
-            },
-          );
+          void Promise.all([
+            opening
+              .close()
+              .catch((error: unknown) => log.error("could not close the store", error)),
+            sandboxesStopped.catch(() => undefined),
+          ]).finally(() => {
+            db.close();
+            dataLock.release();
+            resolveClose();
+          });
         });
         server.closeIdleConnections();
       });
@@ -376,4 +383,40 @@ function checkServiceScorers(scorers: Readonly<Record<string, Scorer>> | undefin
       );
     }
   }
+}
+
+/**
+ * Makes the first project on an empty store, with the key given (or, unless the key is
+ * required, a new one saved in the data directory for local tools). Returns a key it made.
+ */
+async function createFirstProject(
+  store: Store,
+  dataDir: string,
+  options: ServerOptions,
+): Promise<string | undefined> {
+  if (!(await store.projects.isEmpty())) return undefined;
+  const key = options.apiKey || environment("apiKey");
+  if (key === undefined && options.firstProjectKey === "required") {
+    throw new ConfigurationError(
+      "the store has no project yet: set CAIRN_API_KEY to the first project's key (16 to 256 letters, digits, '_', '-' or '.')",
+    );
+  }
+  const created = (await store.projects.createProject("default", key)).apiKey;
+  if (key === undefined) {
+    const keyFile = apiKeyFile(dataDir);
+    writeFileSync(keyFile, `${created}\n`, { mode: 0o600 });
+    chmodSync(keyFile, 0o600);
+  }
+  return created;
+}
+
+function retentionDaysOf(given: number | undefined): number | undefined {
+  const text = environment("retentionDays");
+  if (given === undefined && text === undefined) return undefined;
+  return integerSetting("retentionDays", given, {
+    min: 1,
+    max: 36_500,
+    fallback: 0,
+    option: "retentionDays",
+  });
 }

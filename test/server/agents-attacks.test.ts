@@ -81,7 +81,7 @@ beforeAll(async () => {
   if (t === undefined) return;
   await t.call("POST", "/api/secret-stores", { name: "models", allowlist: ["model.test"] });
   await t.call("PUT", "/api/secret-stores/models/secrets/MODEL_KEY", { value: modelKey });
-  addProject(t, "other", otherKey);
+  await addProject(t, "other", otherKey);
 });
 
 async function json<T>(response: Response): Promise<T> {

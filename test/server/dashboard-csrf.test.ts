@@ -163,7 +163,7 @@ describe("sessions of two projects", () => {
   beforeAll(async () => {
     directory = fakeDashboard();
     t = await startTestServer({ dashboard: { directory } });
-    addProject(t, "project-b", otherKey);
+    await addProject(t, "project-b", otherKey);
     const asB = { "x-api-key": otherKey };
     await t.call("POST", "/traces", { resource, spans: [span({ trace_id: traceA, name: "a" })] });
     await t.call(

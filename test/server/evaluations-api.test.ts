@@ -443,7 +443,7 @@ describe("evals: datasets, runs and comparisons over HTTP", () => {
   it("pages runs newest first, each once, and refuses a cursor it did not give", async () => {
     // Runs of a project of their own, so the other tests' runs stay out of the pages.
     const key = "paging-project-key-0123456789";
-    addProject(t, "paging", key);
+    await addProject(t, "paging", key);
     const own = (method: string, path: string, body?: unknown) =>
       t.call(method, path, body, { "x-api-key": key });
     for (let index = 0; index < 5; index++) {

@@ -3,7 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { type CairnServer, createServer, type ServerOptions } from "cairn-ai/server";
-import { expect } from "vitest";
+import { expect, inject } from "vitest";
+import { openPostgres } from "../../src/server/store/postgres/connection.js";
+import { postgresProjects } from "../../src/server/store/postgres/records.js";
 import { ProjectStore } from "../../src/server/store/projects.js";
 import exportSpan from "../fixtures/export-span.json" with { type: "json" };
 
@@ -11,6 +13,8 @@ export interface TestServer {
   server: CairnServer;
   apiKey: string;
   dataDir: string;
+  /** The PostgreSQL database the server stores in (node-postgres project), else undefined. */
+  database: string | undefined;
   /** fetch against the server with the API key, JSON in and out. */
   call(
     method: string,
@@ -28,11 +32,14 @@ export interface TestServer {
  */
 export async function startTestServer(options: ServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "cairn-test-"));
+  // In the node-postgres project, every service gets a PostgreSQL database of its own.
+  const database = options.database ?? (await testDatabase());
   const server = await createServer({
     port: 0,
     apiKey: "test-key-0123456789abcdef",
     sandboxes: { enabled: false },
     ...options,
+    ...(database === undefined ? {} : { database }),
     dataDir,
   }).catch((error: unknown) => {
     // A start that fails (the test may want it to) leaves no folder behind.
@@ -44,6 +51,7 @@ export async function startTestServer(options: ServerOptions = {}): Promise<Test
     server,
     apiKey,
     dataDir,
+    database,
     call(method, path, body, headers = {}) {
       return fetch(`${server.url}${path}`, {
         method,
@@ -82,13 +90,40 @@ export function span(fields: Record<string, unknown> = {}): Record<string, unkno
 export const resource = { service_name: "test", sdk_name: "cairn", sdk_version: "0.1.0" };
 
 /** Adds a second project to the server's store, as an admin command would, with this key. */
-export function addProject(t: TestServer, name: string, apiKey: string): void {
+export async function addProject(t: TestServer, name: string, apiKey: string): Promise<void> {
+  if (t.database !== undefined) {
+    const sql = await openPostgres(t.database, { maxConnections: 1 });
+    try {
+      await postgresProjects(sql).createProject(name, apiKey);
+    } finally {
+      await sql.end();
+    }
+    return;
+  }
   const db = new DatabaseSync(join(t.dataDir, "cairn.db"));
   try {
     new ProjectStore(db).createProject(name, apiKey);
   } finally {
     db.close();
   }
+}
+
+let databases = 0;
+
+/** A new, empty database on the run's PostgreSQL cluster, in the node-postgres project. */
+async function testDatabase(): Promise<string | undefined> {
+  const admin = inject("postgresUrl");
+  if (admin === undefined) return undefined;
+  const name = `cairn_http_${process.pid}_${++databases}`;
+  const sql = await openPostgres(admin, { maxConnections: 1 });
+  try {
+    await sql.unsafe(`CREATE DATABASE ${name} TEMPLATE template0`);
+  } finally {
+    await sql.end();
+  }
+  // The cluster's URLs name its socket's directory as a parameter (no host): the same with
+  // another database.
+  return admin.replace(/\/postgres(\?|$)/, `/${name}$1`);
 }
 
 /** Checks that `GET path` is a 400 invalid_request whose message names what is wrong. */

@@ -192,7 +192,7 @@ describe("GET /events", () => {
   const otherKey = "other-project-key-0123456789";
   beforeAll(async () => {
     t = await startTestServer();
-    addProject(t, "other", otherKey);
+    await addProject(t, "other", otherKey);
   });
   afterAll(async () => {
     await t.stop();

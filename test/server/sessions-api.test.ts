@@ -30,7 +30,7 @@ describe("GET /sessions and GET /sessions/{session_id}", () => {
 
   beforeAll(async () => {
     t = await startTestServer();
-    addProject(t, "other", otherKey);
+    await addProject(t, "other", otherKey);
   });
   afterAll(async () => {
     await t.stop();

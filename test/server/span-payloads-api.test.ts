@@ -18,7 +18,7 @@ describe("span payloads on demand", () => {
 
   beforeAll(async () => {
     t = await startTestServer();
-    addProject(t, "other", otherKey);
+    await addProject(t, "other", otherKey);
     const root = span({
       trace_id: trace,
       span_id: "d000000000000001",

@@ -26,7 +26,7 @@ describe("POST /testing/runs/{run_id}/results", () => {
   const otherKey = "progress-other-project-key-0123";
   beforeAll(async () => {
     t = await startTestServer();
-    addProject(t, "other", otherKey);
+    await addProject(t, "other", otherKey);
   });
   afterAll(async () => {
     await t.stop();

@@ -17,7 +17,7 @@ describe("searching traces with q", () => {
     const spans = searchSpanFields.map((fields) => span(fields));
     const stored = await t.call("POST", "/traces", { resource, spans });
     expect(stored.status).toBe(200);
-    addProject(t, "other", otherKey);
+    await addProject(t, "other", otherKey);
   });
   afterAll(async () => {
     await t?.stop();

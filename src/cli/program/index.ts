@@ -7,6 +7,7 @@ import { addDoctorCommand } from "./doctor.js";
 import { addOpenCommand } from "./open.js";
 import { addSandboxCommand } from "./sandbox.js";
 import { addSecretsCommand } from "./secrets.js";
+import { addServeCommand } from "./serve.js";
 import { addSessionsCommand } from "./sessions.js";
 import { addTestCommand } from "./test.js";
 import { addTracesCommand } from "./traces.js";
@@ -44,6 +45,7 @@ export function createProgram(): CairnCommand {
     .version(sdkVersion, "-v, --version", "print the version")
     .addHelpText("after", exitCodes);
   addDevCommand(program);
+  addServeCommand(program);
   addOpenCommand(program);
   addTracesCommand(program);
   addSessionsCommand(program);

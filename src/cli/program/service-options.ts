@@ -1,0 +1,65 @@
+import type { CairnCommand } from "./cairn-command.js";
+import { wholeNumberFrom } from "./values.js";
+
+/** The options `cairn dev` and `cairn serve` share. */
+export interface ServiceOptions {
+  readonly port?: number;
+  readonly host?: string;
+  readonly dataDir?: string;
+  /** `postgres://…`, from --database. */
+  readonly database?: string;
+  readonly retentionDays?: number;
+  readonly allowUnenforcedLimits?: boolean;
+  /** False with --no-sandboxes. */
+  readonly sandboxes: boolean;
+  readonly verbose?: boolean;
+  /** `name=address:port` pairs, from --egress-host. */
+  readonly egressHost?: readonly string[];
+  /** PEM files of CAs the proxy trusts upstream, from --egress-ca-file. */
+  readonly egressCaFile?: readonly string[];
+}
+
+const repeated = (value: string, previous: readonly string[] = []) => [...previous, value];
+
+/** Declares the options of the service on `command` (`cairn dev`, `cairn serve`). */
+export function withServiceOptions(command: CairnCommand): CairnCommand {
+  return command
+    .option(
+      "--port <number>",
+      "the port to listen on, 0 for any free one (default: CAIRN_PORT, else 7070)",
+      wholeNumberFrom(0, 65_535),
+    )
+    .option("--host <address>", "the address to listen on (default: 127.0.0.1)")
+    .option(
+      "--data-dir <path>",
+      "where this instance keeps its own files: the SQLite database (without --database), sandboxes' records, the master key (default: CAIRN_DATA_DIR, else ./.cairn)",
+    )
+    .option(
+      "--database <url>",
+      "store traces, sessions, versions, scores and test runs in PostgreSQL 15+ (postgres://user:password@host:port/database); any number of instances may share it (default: CAIRN_DATABASE_URL, else SQLite in the data directory)",
+    )
+    .option(
+      "--retention-days <days>",
+      "with --database: drop spans (and their traces) older than this many days, a day at a time (default: CAIRN_RETENTION_DAYS, else keep everything)",
+      wholeNumberFrom(1, 36_500),
+    )
+    .option(
+      "--allow-unenforced-limits",
+      "run sandboxes where this host cannot enforce a limit (each sandbox then lists what is not enforced); without it they are refused",
+    )
+    .option("--no-sandboxes", "serve the observability API without the sandbox runner")
+    .option(
+      "--egress-host <name=address:port>",
+      "make sandboxes' proxies resolve this name to exactly this address, loopback or private allowed (a model server on this host); the name must still be on a sandbox's allowlist; repeat for more",
+      repeated,
+    )
+    .option(
+      "--egress-ca-file <pem>",
+      "also trust this CA for the TLS the proxies open upstream (a local model server's own certificate); repeat for more",
+      repeated,
+    )
+    .option(
+      "--verbose",
+      "log the details of each problem, not only its line (as CAIRN_LOG_LEVEL=debug does)",
+    );
+}

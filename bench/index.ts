@@ -9,6 +9,7 @@ import { runDashboardBench } from "./dashboard.js";
 import { runEgressBench } from "./egress.js";
 import { runIngestBench } from "./ingest.js";
 import { runOtlpBench } from "./otlp.js";
+import { runPostgresBench } from "./postgres.js";
 import { runReactBench } from "./react.js";
 import { runSandboxBench } from "./sandbox.js";
 import { runStartupBench } from "./startup.js";
@@ -25,6 +26,7 @@ const benchmarks: Readonly<Record<string, () => Promise<void>>> = {
   react: runReactBench,
   dashboard: runDashboardBench,
   agents: runAgentsBench,
+  postgres: runPostgresBench,
 };
 
 const requested = process.argv.slice(2);

@@ -10,6 +10,7 @@ interface Options {
   readonly sandboxes?: ServerOptions["sandboxes"];
   readonly dashboard?: ServerOptions["dashboard"];
   readonly egress?: ServerOptions["egress"];
+  readonly database?: string;
 }
 
 if (process.send === undefined) {
@@ -27,6 +28,7 @@ const server = await createServer({
   ...(options.sandboxes === undefined ? {} : { sandboxes: options.sandboxes }),
   ...(options.dashboard === undefined ? {} : { dashboard: options.dashboard }),
   ...(options.egress === undefined ? {} : { egress: options.egress }),
+  ...(options.database === undefined ? {} : { database: options.database }),
 });
 process.on("message", (message) => {
   if (message === "cpu") {

@@ -28,6 +28,8 @@ export async function startServerProcess(options: {
   dashboard?: { directory: string };
   /** createServer({ egress }): names that sandboxes reach at a local address (the agents bench). */
   egress?: { hosts: Record<string, string> };
+  /** createServer({ database }): a PostgreSQL store (the postgres bench). */
+  database?: string;
   /** CAIRN_LOG_LEVEL of the service: "warn" keeps a line per egress request off the output. */
   logLevel?: "error" | "warn" | "info" | "debug";
 }): Promise<ServerProcess> {

@@ -117,7 +117,11 @@ function lookForBinaries(): PostgresBinaries | { missing: string } {
  * removes the directory when this process ends without calling stop().
  */
 export async function startPostgresCluster(
-  options: { tcp?: boolean } = {},
+  options: {
+    tcp?: boolean;
+    /** PostgreSQL's own durability (fsync, synchronous commits), as in production: the bench. */
+    durable?: boolean;
+  } = {},
 ): Promise<PostgresCluster> {
   const binaries = findPostgresBinaries();
   if ("missing" in binaries) throw new Error(binaries.missing);
@@ -160,9 +164,9 @@ export async function startPostgresCluster(
       `-c listen_addresses=${options.tcp === true ? "127.0.0.1" : "''"}`,
       `-c unix_socket_directories=${directory}`,
       `-p ${port}`,
-      "-c fsync=off",
-      "-c synchronous_commit=off",
-      "-c full_page_writes=off",
+      ...(options.durable === true
+        ? []
+        : ["-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off"]),
     ].join(" ");
     const started = await run(binaries.pgCtl, [
       "start",

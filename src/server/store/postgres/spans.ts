@@ -1,3 +1,4 @@
+import { ApiError } from "../../http/api-error.js";
 import {
   type RowWithoutPayloads,
   spanColumnsWithoutPayloads,
@@ -28,8 +29,10 @@ export function postgresSpans(
     AND start_us >= (SELECT start_us FROM traces WHERE project_id = ${projectId} AND trace_id = ${traceHex})
     AND start_us <= (SELECT end_us FROM traces WHERE project_id = ${projectId} AND trace_id = ${traceHex})`;
   return {
-    ingest: (projectId, batch) => ingestSpans(sql, projectId, [batch], onTracesStored),
-    ingestAll: (projectId, batches) => ingestSpans(sql, projectId, batches, onTracesStored),
+    ingest: (projectId, batch) =>
+      ingestSpans(sql, projectId, [batch], onTracesStored).catch(refuseOversizedLabels),
+    ingestAll: (projectId, batches) =>
+      ingestSpans(sql, projectId, batches, onTracesStored).catch(refuseOversizedLabels),
     attachLogEvents: (projectId, spans) => attachLogEvents(sql, projectId, spans),
     async traceSpans(projectId, traceHex) {
       const rows = await sql<SpanRow[]>`
@@ -52,4 +55,19 @@ export function postgresSpans(
       return row === undefined ? undefined : rowToSpan(row);
     },
   };
+}
+
+/**
+ * A tag, model, session id or service name too long for a B-tree key (about 2,700 bytes, where
+ * SQLite has no limit) is the batch's fault: 400 naming what to shorten, not a 500. Nothing of
+ * the batch is stored (its transaction is rolled back).
+ */
+function refuseOversizedLabels(error: unknown): never {
+  if ((error as { code?: unknown }).code === "54000") {
+    throw new ApiError(
+      "invalid_request",
+      "a tag, model, session id or service name of this batch is longer than the PostgreSQL store keeps in an index (about 2,700 bytes); shorten it",
+    );
+  }
+  throw error;
 }

@@ -10,49 +10,7 @@ import {
   spanAt,
   startAnalyticsServer,
 } from "./analytics-helpers.js";
-
-// 100 llm calls of 1..100 ms on 2026-11-01, every tenth failing; 4 tool calls of 200..800 ms
-// around midnight; two spans just outside the period.
-const llmCalls = Array.from({ length: 100 }, (_, index) => {
-  const i = index + 1;
-  return spanAt(new Date(Date.parse("2026-11-01T10:00:00Z") + i * 1000).toISOString(), i, {
-    kind: "llm",
-    name: "draft",
-    model: "gpt-4o",
-    version: "1.0.0",
-    status: i % 10 === 0 ? "error" : "ok",
-    usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
-    cost_usd: 0.001,
-    tags: i <= 20 ? ["prod", "beta"] : ["prod"],
-  });
-});
-const toolCalls = [
-  ["2026-11-01T23:59:59.000Z", 200, ["beta", "beta"]],
-  ["2026-11-01T23:59:59.999Z", 400, ["beta"]],
-  ["2026-11-02T00:00:00.000Z", 600, ["beta"]],
-  ["2026-11-02T23:59:59.999Z", 800, ["beta"]],
-].map(([start, ms, tags], index) =>
-  spanAt(start as string, ms as number, {
-    kind: "tool",
-    name: "search",
-    version: "1.1.0",
-    status: index === 3 ? "error" : "ok",
-    tags,
-  }),
-);
-const outside = ["2026-10-31T23:59:59.999Z", "2026-11-03T00:00:00.000Z"].map((start) =>
-  spanAt(start, 5000, {
-    kind: "llm",
-    name: "draft",
-    model: "gpt-4o",
-    version: "1.0.0",
-    usage: { prompt_tokens: 1000, completion_tokens: 1000, total_tokens: 2000 },
-    cost_usd: 1,
-    tags: ["prod"],
-  }),
-);
-
-const period = "period_start=2026-11-01&period_end=2026-11-02";
+import { period, periodReports, periodSpans } from "./analytics-spans.js";
 
 describe("GET /analytics/metrics, /costs and /performance", () => {
   let server: AnalyticsServer;
@@ -64,56 +22,18 @@ describe("GET /analytics/metrics, /costs and /performance", () => {
 
   beforeAll(async () => {
     server = await startAnalyticsServer();
-    server.ingest("a", [...llmCalls, ...toolCalls, ...outside]);
-    server.ingest("b", [
-      spanAt("2026-11-01T12:00:00Z", 7, {
-        kind: "llm",
-        model: "gpt-4o",
-        cost_usd: 5,
-        tags: ["prod"],
-      }),
-    ]);
+    const spans = periodSpans();
+    server.ingest("a", spans.a);
+    server.ingest("b", spans.b);
   });
   afterAll(async () => {
     await server.close();
   });
 
   it("counts spans, errors and tokens per model", async () => {
-    expect(await json(`/analytics/metrics?${period}&group_by=model`)).toEqual({
-      period_start: "2026-11-01",
-      period_end: "2026-11-02",
-      group_by: "model",
-      kind: null,
-      service: null,
-      totals: {
-        span_count: 104,
-        error_count: 11,
-        error_rate: 11 / 104,
-        prompt_tokens: 1000,
-        completion_tokens: 500,
-        total_tokens: 1500,
-      },
-      groups: [
-        {
-          key: "gpt-4o",
-          span_count: 100,
-          error_count: 10,
-          error_rate: 0.1,
-          prompt_tokens: 1000,
-          completion_tokens: 500,
-          total_tokens: 1500,
-        },
-        {
-          key: null,
-          span_count: 4,
-          error_count: 1,
-          error_rate: 0.25,
-          prompt_tokens: 0,
-          completion_tokens: 0,
-          total_tokens: 0,
-        },
-      ],
-    });
+    expect(await json(`/analytics/metrics?${period}&group_by=model`)).toEqual(
+      periodReports.metricsByModel,
+    );
   });
 
   it("groups by UTC day by default, across midnight", async () => {
@@ -166,35 +86,7 @@ describe("GET /analytics/metrics, /costs and /performance", () => {
   });
 
   it("reports USD cost per group with its days, and per day", async () => {
-    expect(await json(`/analytics/costs?${period}`)).toEqual({
-      period_start: "2026-11-01",
-      period_end: "2026-11-02",
-      group_by: "model",
-      kind: null,
-      service: null,
-      total_cost_usd: 0.1,
-      groups: [
-        {
-          key: "gpt-4o",
-          cost_usd: 0.1,
-          span_count: 100,
-          days: [{ date: "2026-11-01", cost_usd: 0.1, span_count: 100 }],
-        },
-        {
-          key: null,
-          cost_usd: 0,
-          span_count: 4,
-          days: [
-            { date: "2026-11-01", cost_usd: 0, span_count: 2 },
-            { date: "2026-11-02", cost_usd: 0, span_count: 2 },
-          ],
-        },
-      ],
-      days: [
-        { date: "2026-11-01", cost_usd: 0.1, span_count: 102 },
-        { date: "2026-11-02", cost_usd: 0, span_count: 2 },
-      ],
-    });
+    expect(await json(`/analytics/costs?${period}`)).toEqual(periodReports.costsByModel);
     const byTag = await json(`/analytics/costs?${period}&group_by=tag`);
     expect(byTag.groups.map((group: { key: string; cost_usd: number }) => group.key)).toEqual([
       "prod",
@@ -209,51 +101,9 @@ describe("GET /analytics/metrics, /costs and /performance", () => {
   });
 
   it("computes nearest-rank latency percentiles per kind by default", async () => {
-    expect(await json(`/analytics/performance?${period}`)).toEqual({
-      period_start: "2026-11-01",
-      period_end: "2026-11-02",
-      group_by: "kind",
-      kind: null,
-      service: null,
-      totals: {
-        span_count: 104,
-        mean_ms: 67.788,
-        p50_ms: 52,
-        p95_ms: 99,
-        p99_ms: 600,
-        max_ms: 800,
-      },
-      groups: [
-        {
-          key: "llm",
-          span_count: 100,
-          mean_ms: 50.5,
-          p50_ms: 50,
-          p95_ms: 95,
-          p99_ms: 99,
-          max_ms: 100,
-        },
-        {
-          key: "tool",
-          span_count: 4,
-          mean_ms: 500,
-          p50_ms: 400,
-          p95_ms: 800,
-          p99_ms: 800,
-          max_ms: 800,
-        },
-      ],
-    });
+    expect(await json(`/analytics/performance?${period}`)).toEqual(periodReports.performanceByKind);
     const byTag = await json(`/analytics/performance?${period}&group_by=tag`);
-    expect(byTag.groups[1]).toEqual({
-      key: "beta",
-      span_count: 24,
-      mean_ms: 92.083,
-      p50_ms: 12,
-      p95_ms: 600,
-      p99_ms: 800,
-      max_ms: 800,
-    });
+    expect(byTag.groups[1]).toEqual(periodReports.betaLatency);
     const empty = await json(
       "/analytics/performance?period_start=2025-01-01&period_end=2025-01-31",
     );
@@ -353,17 +203,7 @@ describe("GET /analytics/metrics, /costs and /performance", () => {
         kind: "llm",
       });
       expect(performance.group_by).toBe("kind");
-      expect(performance.groups).toEqual([
-        {
-          key: "llm",
-          span_count: 100,
-          mean_ms: 50.5,
-          p50_ms: 50,
-          p95_ms: 95,
-          p99_ms: 99,
-          max_ms: 100,
-        },
-      ]);
+      expect(performance.groups).toEqual([periodReports.performanceByKind.groups[0]]);
     });
 
     it("take period_start/period_end and group_by", async () => {

@@ -14,114 +14,7 @@ import {
   spanAt,
   startAnalyticsServer,
 } from "./analytics-helpers.js";
-
-interface Seeded {
-  readonly trace: number;
-  readonly start: string;
-  readonly rootMs: number;
-  readonly llmMs: number;
-  readonly version: string;
-  readonly model: string;
-  readonly tokens: number;
-  readonly cost: number;
-  readonly failed?: boolean;
-  readonly tags?: string[];
-  /** The root has a parent of the host app's and says it is Cairn's root (cairn.root). */
-  readonly hostParent?: boolean;
-}
-
-// Five traces, an agent root and its llm call each: three on 2026-11-01 (two at 09:xx, one at
-// 23:30), one just after midnight whose root has a host parent, none on 2026-11-03, one on 11-04.
-const seeded: Seeded[] = [
-  {
-    trace: 1,
-    start: "2026-11-01T09:30:00Z",
-    rootMs: 100,
-    llmMs: 40,
-    version: "1.0",
-    model: "gpt-4o",
-    tokens: 15,
-    cost: 0.01,
-    tags: ["prod"],
-  },
-  {
-    trace: 2,
-    start: "2026-11-01T09:45:00Z",
-    rootMs: 200,
-    llmMs: 60,
-    version: "1.0",
-    model: "claude",
-    tokens: 30,
-    cost: 0.02,
-    failed: true,
-    tags: ["prod", "beta"],
-  },
-  {
-    trace: 3,
-    start: "2026-11-01T23:30:00Z",
-    rootMs: 300,
-    llmMs: 80,
-    version: "2.0",
-    model: "gpt-4o",
-    tokens: 45,
-    cost: 0.03,
-  },
-  {
-    trace: 4,
-    start: "2026-11-02T00:15:00Z",
-    rootMs: 400,
-    llmMs: 20,
-    version: "2.0",
-    model: "claude",
-    tokens: 60,
-    cost: 0.04,
-    hostParent: true,
-  },
-  {
-    trace: 5,
-    start: "2026-11-04T12:00:00Z",
-    rootMs: 500,
-    llmMs: 10,
-    version: "2.0",
-    model: "gpt-4o",
-    tokens: 75,
-    cost: 0.05,
-  },
-];
-
-function spansOf(trace: Seeded) {
-  const traceId = `tr_${trace.trace.toString(16).padStart(32, "0")}`;
-  const rootId = `${trace.trace.toString(16).padStart(8, "0")}00000001`;
-  const common = { trace_id: traceId, version: trace.version, tags: trace.tags ?? [] };
-  const status = trace.failed === true ? "error" : "ok";
-  const llmStart = new Date(Date.parse(trace.start) + 5).toISOString();
-  return [
-    spanAt(trace.start, trace.rootMs, {
-      ...common,
-      span_id: rootId,
-      parent_span_id: trace.hostParent === true ? "ffffffffffffffff" : null,
-      attributes: trace.hostParent === true ? { "cairn.root": true } : {},
-      kind: "agent",
-      name: "answer",
-      status,
-    }),
-    spanAt(llmStart, trace.llmMs, {
-      ...common,
-      span_id: `${trace.trace.toString(16).padStart(8, "0")}00000002`,
-      parent_span_id: rootId,
-      kind: "llm",
-      name: "draft",
-      model: trace.model,
-      status,
-      usage: {
-        prompt_tokens: (trace.tokens * 2) / 3,
-        completion_tokens: trace.tokens / 3,
-        total_tokens: trace.tokens,
-      },
-      cost_usd: trace.cost,
-    }),
-  ];
-}
+import { seriesSpans } from "./analytics-spans.js";
 
 const days = "period_start=2026-11-01&period_end=2026-11-04";
 const dayStarts = ["01", "02", "03", "04"].map((day) => `2026-11-${day}T00:00:00.000Z`);
@@ -139,7 +32,7 @@ describe("analytics series (interval) and periods of instants (from, to)", () =>
 
   beforeAll(async () => {
     server = await startAnalyticsServer();
-    server.ingest("a", seeded.flatMap(spansOf));
+    server.ingest("a", seriesSpans());
   });
   afterAll(async () => {
     await server.close();

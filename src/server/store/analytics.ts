@@ -15,7 +15,6 @@ import type {
 } from "../../core/wire/analytics.js";
 import type { SpanKind } from "../../core/wire/index.js";
 import { type Cell, dayUs, hourUs, type SpanCell, type TagCell } from "./analytics-cells.js";
-import type { ProjectCells } from "./analytics-view.js";
 import { microsToIso } from "./span-rows.js";
 
 export interface AnalyticsQuery {
@@ -35,8 +34,18 @@ export interface AnalyticsQuery {
   readonly service?: string | undefined;
 }
 
+/**
+ * Where a report reads its cells: SQLite's view (ProjectCells, analytics-view.ts) or the
+ * PostgreSQL store's rollups (postgres/analytics.ts). Both cut the period alike: a day's cells
+ * whole when the range holds the day, else (or with `byHour`) cells of one hour each.
+ */
+export interface CellSource {
+  spanCells(fromUs: number, toUs: number, byHour?: boolean): SpanCell[];
+  tagCells(fromUs: number, toUs: number, byHour?: boolean): TagCell[];
+}
+
 /** Span counts, errors and tokens of the period, overall and per group. */
-export function metricsReport(cells: ProjectCells, query: AnalyticsQuery): MetricsReport {
+export function metricsReport(cells: CellSource, query: AnalyticsQuery): MetricsReport {
   const { all, groups } = gather(cells, query);
   const list = [...groups].map(([key, members]) => ({
     key,
@@ -52,7 +61,7 @@ export function metricsReport(cells: ProjectCells, query: AnalyticsQuery): Metri
 }
 
 /** USD cost of the period: total, per group (with its days) and per day. */
-export function costReport(cells: ProjectCells, query: AnalyticsQuery): CostReport {
+export function costReport(cells: CellSource, query: AnalyticsQuery): CostReport {
   const { all, groups } = gather(cells, query);
   const list = [...groups].map(([key, members]) => ({
     key,
@@ -71,7 +80,7 @@ export function costReport(cells: ProjectCells, query: AnalyticsQuery): CostRepo
 }
 
 /** Latency of the period (count, mean, nearest-rank p50/p95/p99, max), overall and per group. */
-export function performanceReport(cells: ProjectCells, query: AnalyticsQuery): PerformanceReport {
+export function performanceReport(cells: CellSource, query: AnalyticsQuery): PerformanceReport {
   const { all, groups } = gather(cells, query);
   // Each group's durations side by side in one buffer; without tags the groups together are
   // every span once, so the totals are read from the same buffer.
@@ -111,7 +120,7 @@ export function performanceReport(cells: ProjectCells, query: AnalyticsQuery): P
  * The span cells of the period (every span once, for totals), and the cells of each group: span
  * cells, or tag cells for `tag`, where a span with two tags is in two groups.
  */
-function gather(cells: ProjectCells, query: AnalyticsQuery) {
+function gather(cells: CellSource, query: AnalyticsQuery) {
   const byHour = query.interval === "hour";
   const selected = (cell: SpanCell | TagCell) =>
     (query.kind === undefined || cell.kind === query.kind) &&

@@ -152,6 +152,42 @@ function traceLabels(table: string, label: string): string {
   CREATE INDEX ${table}_by_trace ON ${table} (project_id, trace_id);`;
 }
 
+/**
+ * The analytics rollups (postgres/analytics.ts), what SQLite keeps in memory instead
+ * (analytics-view.ts): kept by ingest in the transaction that stores the spans, per project and
+ * UTC hour (`hours` 1) and UTC day (24), the spans summed by kind, name, model, version and
+ * service, and (`tagged`) by kind, service and tag, with each span's duration (whole
+ * microseconds, as analytics.ts's durationsText writes them) for exact percentiles. `cell` is a
+ * SHA-256 of the group's values, which are unbounded text. New spans go to a cell's part 0; a
+ * full part 0 is given the next number, so that no row's durations outgrow a few kilobytes.
+ */
+const analyticsRollups = `
+  CREATE TABLE analytics_cells (
+    project_id ${key} NOT NULL,
+    tagged bool NOT NULL,
+    hours int2 NOT NULL,
+    start_hour int8 NOT NULL,
+    cell bytea NOT NULL,
+    part int4 NOT NULL,
+    kind ${key} NOT NULL,
+    service_name ${key} NOT NULL,
+    name ${key},
+    model ${key},
+    version ${key},
+    tag ${key},
+    roots int8 NOT NULL,
+    spans int8 NOT NULL,
+    errors int8 NOT NULL,
+    prompt_tokens float8 NOT NULL,
+    completion_tokens float8 NOT NULL,
+    total_tokens float8 NOT NULL,
+    cost_usd float8 NOT NULL,
+    duration_us float8 NOT NULL,
+    durations text NOT NULL,
+    PRIMARY KEY (project_id, tagged, hours, start_hour, cell, part)
+  );
+`;
+
 export const initialSchema = `
   CREATE EXTENSION IF NOT EXISTS pg_trgm;
   CREATE EXTENSION IF NOT EXISTS unaccent;
@@ -486,4 +522,5 @@ export const initialSchema = `
     nonce bytea NOT NULL,
     ciphertext bytea NOT NULL
   );
+  ${analyticsRollups}
 `;

@@ -87,7 +87,7 @@ function buildStore(dir: string, version: number): StoreMeta {
 }
 
 /** The cached store of the current schema, built first if needed; stale versions are removed. */
-function analyticsStore() {
+export function analyticsStore() {
   const schema = currentSchema();
   return cachedStore({
     root: "cairn-bench-analytics",

@@ -15,16 +15,29 @@ export function storeBatch(store: SpanStore, projectId: string, batch: ExportBat
   }
 }
 
+interface AgentRunsOptions {
+  readonly salt: number;
+  readonly runs: number;
+  readonly fromMs: number;
+  readonly endMs: number;
+  readonly batchSpans: number;
+}
+
 export function storeAgentRuns(
   store: SpanStore,
   projectId: string,
-  options: { salt: number; runs: number; fromMs: number; endMs: number; batchSpans: number },
+  options: AgentRunsOptions,
 ): void {
+  for (const batch of agentRunBatches(options)) storeBatch(store, projectId, batch);
+}
+
+/** The batches storeAgentRuns stores, in its order: the same spans for another store. */
+export function* agentRunBatches(options: AgentRunsOptions): Generator<ExportBatch> {
   const { salt, runs, fromMs, endMs, batchSpans } = options;
   const stepMs = (endMs - 60_000 - fromMs) / runs;
   const runsPerChunk = 1_000;
   for (let first = 0; first < runs; first += runsPerChunk) {
-    const batches = makeBatches({
+    yield* makeBatches({
       salt,
       firstIndex: first,
       traces: Math.min(runsPerChunk, runs - first),
@@ -32,7 +45,6 @@ export function storeAgentRuns(
       startMs: (index) => fromMs + index * stepMs,
       seed: first + 1,
     });
-    for (const batch of batches) storeBatch(store, projectId, batch);
   }
 }
 

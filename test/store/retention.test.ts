@@ -59,6 +59,15 @@ describe("retention on PostgreSQL", () => {
       expect(page.traces.map((trace) => trace.trace_id)).toEqual([`tr_${"c".repeat(32)}`]);
       expect(await store.traces.summary(project.id, "a".repeat(32))).toBeUndefined();
       expect(await store.spans.traceSpans(project.id, "c".repeat(32))).toHaveLength(1);
+      // The reports count only what is kept.
+      const metrics = await store.analytics.metrics(project.id, {
+        periodStart: "2026-09-27",
+        periodEnd: "2026-11-27",
+        fromUs: (now - 61 * dayMs) * 1000,
+        toUs: Date.UTC(2026, 10, 28) * 1000,
+        groupBy: "kind",
+      });
+      expect(metrics.totals.span_count).toBe(1);
       // A span of a dropped day sent again is stored again, in a new partition of that day.
       expect((await store.spans.ingest(project.id, traceAt(40, "a"))).accepted).toBe(1);
     } finally {

@@ -1,10 +1,11 @@
 import { log } from "../../../core/logger.js";
+import { dropAnalyticsRollupsBefore } from "./analytics.js";
 import type { PostgresSql } from "./connection.js";
 import { dayUs, dropSpanPartitionsBefore } from "./span-partitions.js";
 
 /**
  * Drops what is older than `days` whole UTC days: the day partitions of spans before the
- * cutoff day, and the traces (with their labels) that ended before it. One instance does the
+ * cutoff day, their analytics rollups, and the traces (with their labels) that ended before it. One instance does the
  * work at a time (the partitions' retention lock); the others find nothing left.
  */
 export async function applyRetention(
@@ -15,6 +16,8 @@ export async function applyRetention(
   const cutoffDay = Math.floor((nowMs * 1000) / dayUs) - days;
   const cutoffUs = cutoffDay * dayUs;
   const partitions = await dropSpanPartitionsBefore(sql, cutoffDay);
+  // The analytics of those days go with them, so that no report counts spans no longer kept.
+  await dropAnalyticsRollupsBefore(sql, cutoffDay);
   const traces = await sql.begin(async (transaction) => {
     const gone = await transaction<Array<{ project_id: string; trace_id: string }>>`
       DELETE FROM traces WHERE end_us < ${cutoffUs} RETURNING project_id, trace_id`;

@@ -42,8 +42,9 @@ export interface ServerOptions {
   /** The API key of the first project, at first start. Default `CAIRN_API_KEY` or a new key. */
   apiKey?: string;
   /**
-   * At first start with no key given: `"create"` makes one and saves it in the data directory
-   * (`cairn dev`); `"required"` refuses to start without one (`cairn serve`). Default "create".
+   * At first start: `"create"` takes the key given (`apiKey`, `CAIRN_API_KEY`) or makes one, and
+   * saves it in the data directory for local tools (`cairn dev`); `"required"` needs the key
+   * given and saves nothing (`cairn serve`). Default "create".
    */
   firstProjectKey?: "create" | "required";
   /**
@@ -387,7 +388,8 @@ function checkServiceScorers(scorers: Readonly<Record<string, Scorer>> | undefin
 
 /**
  * Makes the first project on an empty store, with the key given (or, unless the key is
- * required, a new one saved in the data directory for local tools). Returns a key it made.
+ * required, a new one), saved in the data directory for local tools unless the key is required
+ * (`cairn serve`). Returns the first project's key when this start made it.
  */
 async function createFirstProject(
   store: Store,
@@ -402,7 +404,8 @@ async function createFirstProject(
     );
   }
   const created = (await store.projects.createProject("default", key)).apiKey;
-  if (key === undefined) {
+  // Local tools read the key from the data directory; `cairn serve` saves no key.
+  if (options.firstProjectKey !== "required") {
     const keyFile = apiKeyFile(dataDir);
     writeFileSync(keyFile, `${created}\n`, { mode: 0o600 });
     chmodSync(keyFile, 0o600);

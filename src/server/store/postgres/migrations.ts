@@ -1,6 +1,7 @@
 import { ConfigurationError } from "../../../core/errors/index.js";
 import type { PostgresSql } from "./connection.js";
 import { initialSchema } from "./initial-schema.js";
+import { runnerDirectorySchema } from "./runner-directory-schema.js";
 
 /**
  * The PostgreSQL schema, one step per version, applied in order. A step is never edited once
@@ -10,6 +11,8 @@ import { initialSchema } from "./initial-schema.js";
 const steps: readonly string[] = [
   // 1: the whole schema of the SQLite store's 14 steps (initial-schema.ts says how it differs).
   initialSchema,
+  // The runners (service instances) and which holds each sandbox (runner-directory-schema.ts).
+  runnerDirectorySchema,
 ];
 
 /** The version a database has once every step is applied. */

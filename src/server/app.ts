@@ -16,7 +16,7 @@ import { ApiError } from "./http/api-error.js";
 import { type AuthVariables, FailedAuthentications, requireApiKey } from "./http/auth.js";
 import { limitBody } from "./http/body-limit.js";
 import { errorResponse, notFoundResponse } from "./http/error-handler.js";
-import { type RateLimitOptions, rateLimitPerKey } from "./http/rate-limit.js";
+import { type RateLimitOptions, type RateLimitStore, rateLimitPerKey } from "./http/rate-limit.js";
 import type { BatchIngester } from "./ingest/batch-ingester.js";
 import { analyticsRoutes } from "./routes/analytics.js";
 import { docsRoutes } from "./routes/docs.js";
@@ -61,6 +61,8 @@ export interface AppParts {
   readonly rateLimit: RateLimitOptions;
   /** Failed authentications per second per client address. Default 2/s, burst 20. */
   readonly failedAuthLimit?: RateLimitOptions | undefined;
+  /** Where both limits count: the shared database's buckets. Default: this process's memory. */
+  readonly rateLimits?: RateLimitStore | undefined;
   /** Cuts a response's connection mid-body, as the server adapter can (a broken download). */
   readonly abortResponse?: ((c: Context) => void) | undefined;
   /** The client's address, as the server adapter knows it (for the failed-auth limit). */
@@ -157,7 +159,11 @@ export function createApp(parts: AppParts) {
   const tokenCaller = sandboxTokenCaller(access.tokens, sandboxes, store.projects);
   const execCaller = execTokenCaller(sandboxes, store.projects, access.tokens);
   // One count of failed attempts per address, whether a key, a sign-in code or a cookie failed.
-  const failures = new FailedAuthentications(parts.failedAuthLimit, parts.clientAddress);
+  const failures = new FailedAuthentications(
+    parts.failedAuthLimit,
+    parts.clientAddress,
+    parts.rateLimits,
+  );
   const dashboard = createDashboard({
     projects: store.projects,
     sessions: store.dashboardSessions,
@@ -194,7 +200,7 @@ export function createApp(parts: AppParts) {
       failures,
     }),
   );
-  app.use(rateLimitPerKey(parts.rateLimit));
+  app.use(rateLimitPerKey(parts.rateLimit, parts.rateLimits));
   app.route("/", dashboard.keyRoutes);
   app.route("/", ingestRoutes(parts.ingester));
   // A gzip body may inflate a lot; decoding stops at twice the OTLP body limit, or 64 MiB.

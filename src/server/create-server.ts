@@ -259,6 +259,7 @@ async function startParts(
     otlpBodyLimitBytes: options.otlpBodyLimitBytes,
     rateLimit: options.rateLimit ?? defaultRateLimit,
     failedAuthLimit: options.failedAuthLimit,
+    rateLimits: opening.rateLimits,
     clientAddress: (c) => clientKey(getConnInfo(c).remote.address ?? "unknown"),
     abortResponse: (c) => (c.env as HttpBindings).outgoing.destroy(),
     isClosing: () => closing,

@@ -1,11 +1,13 @@
 import type { DatabaseSync } from "node:sqlite";
 import { ConfigurationError } from "../core/errors/index.js";
+import type { RateLimitStore } from "./http/rate-limit.js";
 import { type BatchIngester, inProcessIngester } from "./ingest/batch-ingester.js";
 import { WorkerIngester } from "./ingest/worker-ingester.js";
 import { openPostgres, type PostgresSql } from "./store/postgres/connection.js";
 import { describeTarget, parseDatabaseUrl } from "./store/postgres/database-url.js";
 import { advisoryLocks, migratePostgres } from "./store/postgres/migrations.js";
 import { postgresStore } from "./store/postgres/postgres-store.js";
+import { keepDeletingFullBuckets, postgresRateLimits } from "./store/postgres/rate-limits.js";
 import { keepRetention } from "./store/postgres/retention.js";
 import type { Project } from "./store/projects.js";
 import { SearchIndexer } from "./store/search-indexer.js";
@@ -25,6 +27,8 @@ export interface OpenedStore {
    * project is made once when several instances start together.
    */
   whileStarting<T>(work: () => Promise<T>): Promise<T>;
+  /** Where the rate limits count, shared by the instances on the database; undefined: in memory. */
+  readonly rateLimits?: RateLimitStore;
   /** Stops what the store runs (ingest workers, indexing, retention) and closes its connections. */
   close(): Promise<void>;
 }
@@ -110,6 +114,7 @@ async function openPostgresStore(
   const store: Store = { ...shared, projects: withLocalProjects(shared.projects, db) };
   const stopRetention =
     settings.retentionDays === undefined ? undefined : keepRetention(sql, settings.retentionDays);
+  const stopBucketCleanup = keepDeletingFullBuckets(sql);
   // Bodies are parsed and stored on the main thread: PostgreSQL does the writing.
   const ingester = inProcessIngester(store.spans);
   return {
@@ -117,8 +122,10 @@ async function openPostgresStore(
     ingester,
     description: describeTarget(target),
     whileStarting: (work) => whileHolding(sql, work),
+    rateLimits: postgresRateLimits(sql),
     async close() {
       await stopRetention?.();
+      await stopBucketCleanup();
       await ingester.close();
       await store.close();
     },

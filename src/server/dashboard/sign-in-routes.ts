@@ -50,10 +50,10 @@ export function signInRoutes(parts: SignInParts): Hono {
     c.header("referrer-policy", "no-referrer");
     // A link checker or preview asks with HEAD: it must not use the code up.
     if (c.req.method === "HEAD") return c.body(null, 204);
-    failures.check(c);
+    await failures.check(c);
     const result = await sessions.signInWithCode(c.req.query("code") ?? "");
     if (typeof result === "string") {
-      failures.record(c);
+      await failures.record(c);
       return c.redirect(`/ui/login?error=${result}`, 303);
     }
     await startSession(c, result);
@@ -62,7 +62,7 @@ export function signInRoutes(parts: SignInParts): Hono {
 
   app.post("/auth/login", async (c) => {
     c.header("cache-control", "no-store");
-    failures.check(c);
+    await failures.check(c);
     requireSameOrigin(c, false);
     const parsed = keySignInSchema.safeParse(await readJson(c.req.raw, { quoteBody: false }));
     if (!parsed.success) {
@@ -73,7 +73,7 @@ export function signInRoutes(parts: SignInParts): Hono {
     }
     const caller = await projects.callerForKey(parsed.data.apiKey.trim());
     if (caller === undefined) {
-      failures.record(c);
+      await failures.record(c);
       throw new ApiError("unauthorized", "the API key is not valid");
     }
     const signedIn = await sessions.signIn(caller.project.id, caller.actor);
@@ -83,7 +83,7 @@ export function signInRoutes(parts: SignInParts): Hono {
 
   app.get("/auth/session", async (c) => {
     c.header("cache-control", "no-store");
-    failures.check(c);
+    await failures.check(c);
     const session = await liveSession(c);
     const project = await projects.byId(session.projectId);
     if (project === undefined) throw new ApiError("unauthorized", refusalMessages.unknown);
@@ -92,7 +92,7 @@ export function signInRoutes(parts: SignInParts): Hono {
 
   app.post("/auth/logout", async (c) => {
     c.header("cache-control", "no-store");
-    failures.check(c);
+    await failures.check(c);
     const session = await liveSession(c);
     requireSessionRequest(c, session.csrfToken);
     await sessions.revoke(session.id);
@@ -104,7 +104,7 @@ export function signInRoutes(parts: SignInParts): Hono {
   async function liveSession(c: Context): Promise<DashboardSession> {
     const found = await sessionOfRequest(c, sessions);
     if (typeof found === "object") return found;
-    if (found !== "none") failures.record(c);
+    if (found !== "none") await failures.record(c);
     if (getCookie(c, sessionCookieName) !== undefined) clearSessionCookie(c);
     throw new ApiError(
       "unauthorized",

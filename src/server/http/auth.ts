@@ -2,7 +2,14 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { Caller, Project } from "../store/projects.js";
 import type { ProjectRepository } from "../store/store.js";
 import { ApiError } from "./api-error.js";
-import { defaultFailedAuthLimit, type RateLimitOptions, TokenBuckets } from "./rate-limit.js";
+import {
+  defaultFailedAuthLimit,
+  type LimitBuckets,
+  limitBuckets,
+  memoryRateLimits,
+  type RateLimitOptions,
+  type RateLimitStore,
+} from "./rate-limit.js";
 
 export interface AuthVariables {
   project: Project;
@@ -37,21 +44,29 @@ export interface AuthOptions {
 
 /**
  * Failed authentications per client address: a few mistakes, not a key search. Past the limit
- * the address is told to wait (429) before its next credential is even looked at.
+ * the address is told to wait (429) before its next credential is even looked at. The count
+ * is the store's: with several instances on one PostgreSQL database, an address that moves from
+ * one instance to another finds its failures there too.
+ *
+ * A request is checked before its credential is looked at and counted once it failed, so
+ * attempts sent at the same moment may all be looked at: each one past the limit is then a debt
+ * the address waits off before its next attempt, and over time no address makes more attempts
+ * than the limit's rate.
  */
 export class FailedAuthentications {
-  private readonly buckets: TokenBuckets;
+  private readonly buckets: LimitBuckets;
 
   constructor(
     limit: RateLimitOptions = defaultFailedAuthLimit,
     private readonly clientAddress: (c: Context) => string = () => "unknown",
+    store: RateLimitStore = memoryRateLimits(),
   ) {
-    this.buckets = new TokenBuckets(limit);
+    this.buckets = limitBuckets(store, "failed-auth", limit);
   }
 
   /** Throws 429 when the request's address has failed too often of late. */
-  check(c: Context): void {
-    const retryAfter = this.buckets.wait(this.clientAddress(c));
+  async check(c: Context): Promise<void> {
+    const retryAfter = await this.buckets.wait(this.clientAddress(c));
     if (retryAfter > 0) {
       throw new ApiError(
         "rate_limited",
@@ -62,8 +77,8 @@ export class FailedAuthentications {
   }
 
   /** Counts one failed attempt of the request's address. */
-  record(c: Context): void {
-    this.buckets.take(this.clientAddress(c));
+  async record(c: Context): Promise<void> {
+    await this.buckets.take(this.clientAddress(c));
   }
 }
 
@@ -84,10 +99,10 @@ export function requireApiKey(
 ): MiddlewareHandler<{ Variables: AuthVariables }> {
   const failures = options.failures ?? new FailedAuthentications();
   return async (c, next) => {
-    failures.check(c);
+    await failures.check(c);
     const caller = await identify(c, projects, options);
     if (typeof caller === "string") {
-      failures.record(c);
+      await failures.record(c);
       throw new ApiError("unauthorized", caller);
     }
     c.set("project", caller.project);

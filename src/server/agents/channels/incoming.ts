@@ -23,20 +23,20 @@ export async function signedRequest<T extends StoredChannel["type"]>(
   failures: FailedAuthentications,
   verify: (secret: string, body: Uint8Array) => boolean,
 ): Promise<{ channel: Extract<StoredChannel, { type: T }>; secret: string; body: Uint8Array }> {
-  failures.check(c);
+  await failures.check(c);
   const body = new Uint8Array(await c.req.arrayBuffer());
   const channel = channels.byId(c.req.param("channelId") ?? "");
   const secret = channel?.type === type ? secretOf(channels, channel) : undefined;
   if (channel === undefined || secret === undefined || !verify(secret, body)) {
-    failures.record(c);
+    await failures.record(c);
     throw new ApiError("unauthorized", notSigned);
   }
   return { channel: channel as Extract<StoredChannel, { type: T }>, secret, body };
 }
 
 /** Refuses a request whose event id the channel has taken before: a replay. */
-export function refuseReplay(c: Context, failures: FailedAuthentications): never {
-  failures.record(c);
+export async function refuseReplay(c: Context, failures: FailedAuthentications): Promise<never> {
+  await failures.record(c);
   throw new ApiError("unauthorized", notSigned);
 }
 

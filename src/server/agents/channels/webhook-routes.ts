@@ -22,7 +22,7 @@ export function webhookRoutes(parts: ChannelParts) {
     );
     const message = parseInput(webhookMessageSchema, parseSignedJson(body));
     const eventId = `message:${message.id}`;
-    if (!parts.channels.takeEvent(channel.id, eventId)) refuseReplay(c, parts.failures);
+    if (!parts.channels.takeEvent(channel.id, eventId)) await refuseReplay(c, parts.failures);
     const thread = message.thread ?? message.id;
     let conversationId: string;
     try {

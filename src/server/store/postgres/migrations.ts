@@ -1,6 +1,7 @@
 import { ConfigurationError } from "../../../core/errors/index.js";
 import type { PostgresSql } from "./connection.js";
 import { initialSchema } from "./initial-schema.js";
+import { rateLimitsSchema } from "./rate-limits-schema.js";
 import { runnerDirectorySchema } from "./runner-directory-schema.js";
 
 /**
@@ -13,6 +14,8 @@ const steps: readonly string[] = [
   initialSchema,
   // The runners (service instances) and which holds each sandbox (runner-directory-schema.ts).
   runnerDirectorySchema,
+  // The rate limits' token buckets, shared by every instance (rate-limits-schema.ts).
+  rateLimitsSchema,
 ];
 
 /** The version a database has once every step is applied. */

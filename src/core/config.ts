@@ -17,6 +17,7 @@ export const environmentVariables = {
   masterKey: "CAIRN_MASTER_KEY",
   databaseUrl: "CAIRN_DATABASE_URL",
   retentionDays: "CAIRN_RETENTION_DAYS",
+  advertiseUrl: "CAIRN_ADVERTISE_URL",
 } as const;
 
 export type EnvironmentVariable = (typeof environmentVariables)[keyof typeof environmentVariables];

@@ -424,6 +424,16 @@ export class SandboxRunner {
     ]);
   }
 
+  /**
+   * Stops every live sandbox as failed, with `reason`: the service instance lost its place
+   * among the instances of a shared database, which marked them failed already.
+   */
+  async failAll(reason: string): Promise<void> {
+    await Promise.all(
+      [...this.live.values()].map((sandbox) => this.stop(sandbox, "failed", reason)),
+    );
+  }
+
   /** Writes down the usage of the running sandboxes up to now (before a usage query). */
   flushUsage(): Promise<void> {
     return this.usage.flush(this.live.values());

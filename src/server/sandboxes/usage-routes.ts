@@ -5,7 +5,7 @@ import type { SandboxRunner } from "../../sandbox/runner/runner.js";
 import { type SandboxPrices, summarizeUsage } from "../../sandbox/runner/usage.js";
 import type { AuthVariables } from "../http/auth.js";
 import { periodSchema, resolvePeriod } from "../routes/query-params.js";
-import type { SandboxStore } from "../store/sandboxes.js";
+import type { UsageSegment } from "../store/sandboxes.js";
 import { parseInput } from "./input.js";
 
 const usageQuerySchema = z.strictObject({
@@ -23,8 +23,19 @@ const usageQuerySchema = z.strictObject({
   attribution: z.enum(["current", "at_time"]).default("current"),
 });
 
-/** `GET /api/usage`: the sandboxes' CPU, memory and cost over a period, by sandbox, template or tag. */
-export function usageRoutes(runner: SandboxRunner, store: SandboxStore, prices: SandboxPrices) {
+/** Every usage segment of a project that overlaps [fromMs, toMs), from the store that has them. */
+export type UsageSegments = (
+  projectId: string,
+  fromMs: number,
+  toMs: number,
+) => Promise<UsageSegment[]>;
+
+/**
+ * `GET /api/usage`: the sandboxes' CPU, memory and cost over a period, by sandbox, template or
+ * tag. This runner's open usage is written down first; on a shared store, other instances'
+ * is as of their last checkpoint (a minute at most).
+ */
+export function usageRoutes(runner: SandboxRunner, segments: UsageSegments, prices: SandboxPrices) {
   const app = new Hono<{ Variables: AuthVariables }>();
   return app.get("/api/usage", async (c) => {
     const query = parseInput(usageQuerySchema, c.req.query());
@@ -39,7 +50,7 @@ export function usageRoutes(runner: SandboxRunner, store: SandboxStore, prices: 
           ? ({ kind: "template" } as const)
           : ({ kind: "tag", key: query.group_by.slice(4) } as const);
     const summary = summarizeUsage({
-      segments: store.segments(c.get("project").id, fromMs, toMs),
+      segments: await segments(c.get("project").id, fromMs, toMs),
       fromMs,
       toMs,
       nowMs: Date.now(),

@@ -1,7 +1,7 @@
 import type { DatabaseSync } from "node:sqlite";
 import type { SandboxRecord, SandboxStatus } from "../../core/wire/sandbox.js";
 
-interface SandboxRow {
+export interface SandboxRow {
   id: string;
   project_id: string;
   template: string;
@@ -27,6 +27,22 @@ export interface UsageSegment {
   readonly tags: Record<string, string>;
   /** The sandbox's tags now. */
   readonly currentTags: Record<string, string>;
+  readonly memoryMB: number;
+  readonly startMs: number;
+  readonly endMs: number | null;
+  readonly cpuSeconds: number;
+  readonly egressBytes: number;
+}
+
+/** A usage segment's row as stored, for a copy into a shared store (tags as JSON text). */
+export interface UsageRow {
+  /** Its id in this SQLite file. */
+  readonly localId: number;
+  readonly projectId: string;
+  readonly sandboxId: string;
+  readonly template: string;
+  readonly tags: string;
+  readonly cpuCount: number;
   readonly memoryMB: number;
   readonly startMs: number;
   readonly endMs: number | null;
@@ -120,6 +136,51 @@ export class SandboxStore {
     return rows.map(toRecord);
   }
 
+  /** A sandbox of any project, with its project's id: what is copied to a shared store. */
+  byId(id: string): { projectId: string; record: SandboxRecord } | undefined {
+    const row = this.db.prepare("SELECT * FROM sandboxes WHERE id = ?").get(id) as unknown as
+      | SandboxRow
+      | undefined;
+    return row === undefined ? undefined : { projectId: row.project_id, record: toRecord(row) };
+  }
+
+  /** The ids of the sandboxes whose record says they are live (creating, running, stopping). */
+  liveIds(): string[] {
+    const rows = this.db
+      .prepare("SELECT id FROM sandboxes WHERE status IN ('creating', 'running', 'stopping')")
+      .all() as Array<{ id: string }>;
+    return rows.map((row) => row.id);
+  }
+
+  /**
+   * A sandbox's usage segments that may have changed since a copy that saw segments up to
+   * `afterId`, with `openIds` open: the open ones, those that were, and the newer ones.
+   */
+  usageRowsSince(sandboxId: string, afterId: number, openIds: readonly number[]): UsageRow[] {
+    const rows = this.db
+      .prepare(
+        `SELECT id, project_id, sandbox_id, template, tags, cpu_count, memory_mb, start_ms, end_ms,
+           cpu_seconds, egress_bytes
+         FROM sandbox_usage
+         WHERE sandbox_id = ? AND (id > ? OR end_ms IS NULL OR id IN (SELECT value FROM json_each(?)))
+         ORDER BY id`,
+      )
+      .all(sandboxId, afterId, JSON.stringify(openIds)) as Array<Record<string, unknown>>;
+    return rows.map((row) => ({
+      localId: row.id as number,
+      projectId: row.project_id as string,
+      sandboxId: row.sandbox_id as string,
+      template: row.template as string,
+      tags: row.tags as string,
+      cpuCount: row.cpu_count as number,
+      memoryMB: row.memory_mb as number,
+      startMs: row.start_ms as number,
+      endMs: row.end_ms as number | null,
+      cpuSeconds: row.cpu_seconds as number,
+      egressBytes: row.egress_bytes as number,
+    }));
+  }
+
   /** Sandboxes a previous run of the runner left as live: their processes died with it. */
   markAbandoned(reason: string, now: Date): number {
     const at = now.toISOString();
@@ -181,38 +242,45 @@ export class SandboxStore {
           u.end_ms, u.cpu_seconds, u.egress_bytes
         FROM sandbox_usage u JOIN sandboxes s ON s.id = u.sandbox_id
         WHERE u.project_id = ? AND u.start_ms < ? AND (u.end_ms IS NULL OR u.end_ms > ?)`)
-      .all(projectId, toMs, fromMs) as Array<{
-      sandbox_id: string;
-      template: string;
-      tags: string;
-      current_tags: string;
-      memory_mb: number;
-      start_ms: number;
-      end_ms: number | null;
-      cpu_seconds: number;
-      egress_bytes: number;
-    }>;
-    return rows.map((row) => ({
-      sandboxId: row.sandbox_id,
-      template: row.template,
-      tags: JSON.parse(row.tags) as Record<string, string>,
-      currentTags: JSON.parse(row.current_tags) as Record<string, string>,
-      memoryMB: row.memory_mb,
-      startMs: row.start_ms,
-      endMs: row.end_ms,
-      cpuSeconds: row.cpu_seconds,
-      egressBytes: row.egress_bytes,
-    }));
+      .all(projectId, toMs, fromMs) as unknown as SegmentRow[];
+    return rows.map(toSegment);
   }
 }
 
+/** A usage segment joined with its sandbox's current tags, as both stores read it. */
+export interface SegmentRow {
+  sandbox_id: string;
+  template: string;
+  tags: string;
+  current_tags: string;
+  memory_mb: number;
+  start_ms: number;
+  end_ms: number | null;
+  cpu_seconds: number;
+  egress_bytes: number;
+}
+
+export function toSegment(row: SegmentRow): UsageSegment {
+  return {
+    sandboxId: row.sandbox_id,
+    template: row.template,
+    tags: JSON.parse(row.tags) as Record<string, string>,
+    currentTags: JSON.parse(row.current_tags) as Record<string, string>,
+    memoryMB: row.memory_mb,
+    startMs: row.start_ms,
+    endMs: row.end_ms,
+    cpuSeconds: row.cpu_seconds,
+    egressBytes: row.egress_bytes,
+  };
+}
+
 /** The key of a `key=value` or `key` filter, and its value (null: any value). */
-function splitTag(tag: string): [string, string | null] {
+export function splitTag(tag: string): [string, string | null] {
   const at = tag.indexOf("=");
   return at === -1 ? [tag, null] : [tag.slice(0, at), tag.slice(at + 1)];
 }
 
-function toRecord(row: SandboxRow): SandboxRecord {
+export function toRecord(row: SandboxRow): SandboxRecord {
   return {
     id: row.id,
     template: row.template,

@@ -17,6 +17,7 @@ export function serverOptionsOf(
     ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
     ...(options.database === undefined ? {} : { database: options.database }),
     ...(options.retentionDays === undefined ? {} : { retentionDays: options.retentionDays }),
+    ...(options.advertiseUrl === undefined ? {} : { advertiseUrl: options.advertiseUrl }),
     egress: {
       ...(options.egressHost === undefined ? {} : { hosts: egressHosts(options.egressHost) }),
       ...(options.egressCaFile === undefined ? {} : { caFiles: options.egressCaFile }),

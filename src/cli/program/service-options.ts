@@ -9,6 +9,8 @@ export interface ServiceOptions {
   /** `postgres://…`, from --database. */
   readonly database?: string;
   readonly retentionDays?: number;
+  /** The URL the other instances reach this one at, from --advertise-url. */
+  readonly advertiseUrl?: string;
   readonly allowUnenforcedLimits?: boolean;
   /** False with --no-sandboxes. */
   readonly sandboxes: boolean;
@@ -42,6 +44,10 @@ export function withServiceOptions(command: CairnCommand): CairnCommand {
       "--retention-days <days>",
       "with --database: drop spans (and their traces) older than this many days, a day at a time (default: CAIRN_RETENTION_DAYS, else keep everything)",
       wholeNumberFrom(1, 36_500),
+    )
+    .option(
+      "--advertise-url <url>",
+      "with --database: the URL the other instances reach this one at, to forward it the requests for the sandboxes it runs (default: CAIRN_ADVERTISE_URL, else http://<host>:<port>, this machine's hostname for --host 0.0.0.0)",
     )
     .option(
       "--allow-unenforced-limits",

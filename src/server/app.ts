@@ -37,7 +37,7 @@ import {
 import { secretRoutes } from "./sandboxes/secret-routes.js";
 import { signedFileRoutes } from "./sandboxes/signed-url-routes.js";
 import { sandboxTokenCaller } from "./sandboxes/token-caller.js";
-import type { SecretVault } from "./store/secret-vault.js";
+import type { SecretStores } from "./store/secret-vault.js";
 import type { Store } from "./store/store.js";
 
 const mebibyte = 1024 * 1024;
@@ -80,7 +80,7 @@ export interface AppParts {
   /** Where agents' channels may send replies. Default: public addresses only. */
   readonly channelPolicy?: OutboundPolicy | undefined;
   /** Secret stores (`/api/secret-stores`); absent, the routes are not served. */
-  readonly secretStores?: SecretVault | undefined;
+  readonly secretStores?: SecretStores | undefined;
   /** Origins whose pages may call the API from a browser. Default: any. */
   readonly corsOrigins?: readonly string[] | undefined;
   /** The key signed URLs are signed with. Default: one made at start (URLs end with it). */

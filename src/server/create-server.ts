@@ -29,7 +29,7 @@ import { withSandboxService } from "./sandboxes/service-of.js";
 import { urlSigningKey } from "./sandboxes/url-signing.js";
 import { DataDirectoryLock } from "./store/data-directory-lock.js";
 import { openDatabase } from "./store/database.js";
-import { finishInterruptedRotation, SecretVault } from "./store/secret-vault.js";
+import { finishInterruptedRotation } from "./store/secret-vault.js";
 import type { SpanRepository, Store } from "./store/store.js";
 
 export interface ServerOptions {
@@ -222,8 +222,8 @@ async function startParts(
   );
   finishInterruptedRotation(db, dataDir);
   const masterKey = loadMasterKey(dataDir, options.masterKey ?? environment("masterKey"));
-  const secretStores = new SecretVault(db, masterKey);
-  for (const warning of secretStores.otherKeyWarnings()) log.warn(warning);
+  const secretStores = opening.openVault(masterKey);
+  for (const warning of await secretStores.otherKeyWarnings()) log.warn(warning);
   const sandboxes = await startSandboxService(
     db,
     dataDir,

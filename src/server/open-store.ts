@@ -1,5 +1,6 @@
 import type { DatabaseSync } from "node:sqlite";
 import { ConfigurationError } from "../core/errors/index.js";
+import type { MasterKey } from "../sandbox/runner/secrets/master-key.js";
 import type { RateLimitStore } from "./http/rate-limit.js";
 import { type BatchIngester, inProcessIngester } from "./ingest/batch-ingester.js";
 import { WorkerIngester } from "./ingest/worker-ingester.js";
@@ -9,8 +10,10 @@ import { advisoryLocks, migratePostgres } from "./store/postgres/migrations.js";
 import { postgresStore } from "./store/postgres/postgres-store.js";
 import { keepDeletingFullBuckets, postgresRateLimits } from "./store/postgres/rate-limits.js";
 import { keepRetention } from "./store/postgres/retention.js";
+import { PostgresSecretVault } from "./store/postgres/secret-vault.js";
 import type { Project } from "./store/projects.js";
 import { SearchIndexer } from "./store/search-indexer.js";
+import { type SecretStores, SecretVault, sqliteSecretStores } from "./store/secret-vault.js";
 import { SpanStore, type TracesStoredListener } from "./store/span-store.js";
 import { sqliteStore } from "./store/sqlite-store.js";
 import type { ProjectRepository, Store } from "./store/store.js";
@@ -27,6 +30,11 @@ export interface OpenedStore {
    * project is made once when several instances start together.
    */
   whileStarting<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * The secret stores on this engine, sealed and opened with `master`: in the SQLite file, or in
+   * the shared database (their sandboxes' rows and agent channel secrets stay in the file).
+   */
+  openVault(master: MasterKey): SecretStores;
   /** Where the rate limits count, shared by the instances on the database; undefined: in memory. */
   readonly rateLimits?: RateLimitStore;
   /** Stops what the store runs (ingest workers, indexing, retention) and closes its connections. */
@@ -90,6 +98,7 @@ function openSqlite(db: DatabaseSync, dbPath: string, settings: StoreSettings): 
     description: `SQLite at ${dbPath}`,
     // The data directory's lock already keeps every other service out.
     whileStarting: (work) => work(),
+    openVault: (master) => sqliteSecretStores(new SecretVault(db, master)),
     async close() {
       searchIndexer.close();
       await ingester.close();
@@ -122,6 +131,7 @@ async function openPostgresStore(
     ingester,
     description: describeTarget(target),
     whileStarting: (work) => whileHolding(sql, work),
+    openVault: (master) => new PostgresSecretVault(sql, db, master),
     rateLimits: postgresRateLimits(sql),
     async close() {
       await stopRetention?.();

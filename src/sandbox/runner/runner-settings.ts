@@ -32,9 +32,12 @@ export interface RunnerSettings {
   readonly checkpointMs?: number;
   /**
    * Variables every exec of a sandbox gets, under the exec's own: its secrets' placeholders
-   * (egress/policy.ts, `secretEnvironment`) and its egress proxy. Asked at each exec.
+   * (egress/policy.ts, `secretEnvironment`) and its egress proxy. Asked at each exec, which
+   * waits for it (the secret stores may be in a database).
    */
-  readonly environmentFor?: (sandboxId: string) => Readonly<Record<string, string>>;
+  readonly environmentFor?: (
+    sandboxId: string,
+  ) => Readonly<Record<string, string>> | Promise<Readonly<Record<string, string>>>;
 }
 
 export interface CreateOptions {

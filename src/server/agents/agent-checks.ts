@@ -8,23 +8,23 @@ import { diskMBSchemaFor } from "../../core/wire/sandbox-sizes.js";
 import { allowedBy } from "../../sandbox/runner/egress/host-pattern.js";
 import { ApiError } from "../http/api-error.js";
 import { parseInput } from "../sandboxes/input.js";
-import type { SecretVault } from "../store/secret-vault.js";
+import type { SecretStores } from "../store/secret-vault.js";
 import type { AgentConfig, StoredAgent } from "./store.js";
 
 /** What a request is checked against: the runner's templates, the project's secret stores. */
 export interface AgentCheckContext {
   readonly projectId: string;
   readonly templates: ReadonlyMap<string, unknown>;
-  readonly secretStores: SecretVault | undefined;
+  readonly secretStores: SecretStores | undefined;
   /** The disk sizes the service's sandboxes may ask for, in MB. */
   readonly diskRangeMB: { readonly min: number; readonly max: number; readonly default: number };
 }
 
 /** `POST /v1/agents`'s body as the agent's name and config, or the 400/404 that says why not. */
-export function checkCreate(
+export async function checkCreate(
   context: AgentCheckContext,
   body: unknown,
-): { name: string; config: AgentConfig } {
+): Promise<{ name: string; config: AgentConfig }> {
   const { diskRangeMB } = context;
   const request = parseInput(
     createAgentRequestSchema.extend({
@@ -53,7 +53,7 @@ export function checkCreate(
     );
   }
   const secretStore = request.secretStore ?? keyStore;
-  checkModelAccess(context, request.model, secretStore);
+  await checkModelAccess(context, request.model, secretStore);
   const config: AgentConfig = {
     instructions: request.instructions,
     model: request.model,
@@ -69,11 +69,11 @@ export function checkCreate(
 }
 
 /** `PATCH /v1/agents/{id}`'s body applied to the agent's config, checked as a create is. */
-export function checkPatch(
+export async function checkPatch(
   context: AgentCheckContext,
   agent: StoredAgent,
   body: unknown,
-): AgentConfig {
+): Promise<AgentConfig> {
   const patch = parseInput(updateAgentRequestSchema, body);
   const { secretStore } = agent.config;
   if (patch.model !== undefined) {
@@ -89,7 +89,7 @@ export function checkPatch(
           : `model.apiKey must be in agent ${agent.name}'s secret store "${secretStore}" (it is in "${keyStore}"): its store cannot change`,
       );
     }
-    checkModelAccess(context, patch.model, secretStore);
+    await checkModelAccess(context, patch.model, secretStore);
   }
   return {
     ...agent.config,
@@ -103,13 +103,13 @@ export function checkPatch(
  * The agent's store must exist (404), hold the model key (400), and allow the model's host
  * (400): the agent reaches its model through its sandbox's proxy, and nothing else.
  */
-function checkModelAccess(
+async function checkModelAccess(
   context: AgentCheckContext,
   model: AgentModel,
   secretStore: string | undefined,
-): void {
+): Promise<void> {
   if (secretStore === undefined) return;
-  const store = context.secretStores?.get(context.projectId, secretStore);
+  const store = await context.secretStores?.get(context.projectId, secretStore);
   if (store === undefined) {
     throw new ApiError(
       "not_found",

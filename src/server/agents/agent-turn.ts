@@ -13,6 +13,7 @@ import {
   newAgentMessageId,
 } from "../../core/wire/agent-conversations.js";
 import type { SandboxRunner } from "../../sandbox/runner/runner.js";
+import { UnsealError } from "../../sandbox/runner/secrets/seal.js";
 import type { ConversationStore } from "./conversation-store.js";
 import { PartQueue } from "./part-queue.js";
 import { ReplyParts } from "./reply-parts.js";
@@ -95,12 +96,27 @@ export class AgentTurn {
 
   /**
    * Starts the reply at once, and sends the turn to the core when `ready` settles: the core runs
-   * one turn at a time, so the turns of an agent's other conversations go first.
+   * one turn at a time, so the turns of an agent's other conversations go first. When `ready`
+   * fails (the secrets to scrub could not be read), the turn fails without reaching the core.
    */
   start(ready: Promise<void>): void {
     const metadata = { conversationId: this.#options.conversationId, traceId: this.traceId };
     this.#reply.start(this.messageId, metadata);
-    void ready.then(() => this.#send());
+    void ready.then(
+      () => this.#send(),
+      (error: unknown) => {
+        log.error(`agent ${this.#options.agent.id}: turn ${this.turnId} could not start`, error);
+        // An UnsealError names the secret that does not open (never its value).
+        this.#fail(
+          error instanceof UnsealError
+            ? { kind: "other", message: error.message }
+            : {
+                kind: "transient",
+                message: "the service could not read the agent's secrets; ask again shortly",
+              },
+        );
+      },
+    );
   }
 
   #send(): void {

@@ -78,7 +78,7 @@ export function agentRoutes(service: AgentService, abortResponse: (c: Context) =
 
   return app
     .post("/v1/agents", async (c) => {
-      const { name, config } = checkCreate(context(c), await readJson(c.req.raw));
+      const { name, config } = await checkCreate(context(c), await readJson(c.req.raw));
       const projectId = c.get("project").id;
       const agent = store.insert(projectId, name, config);
       if (agent === undefined) {
@@ -96,7 +96,7 @@ export function agentRoutes(service: AgentService, abortResponse: (c: Context) =
     .patch("/v1/agents/:id", async (c) => {
       const agent = agentOf(c);
       const body = await readJson(c.req.raw);
-      const config = checkPatch(context(c), agent, body);
+      const config = await checkPatch(context(c), agent, body);
       store.setConfig(agent.projectId, agent.id, config);
       const before = agent.config;
       if (JSON.stringify(config.tags) !== JSON.stringify(before.tags) && agent.sandboxId) {

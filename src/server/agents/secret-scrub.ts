@@ -18,7 +18,15 @@ const passThrough: TextScrub = { write: (delta) => delta, end: () => "" };
  * (the value, JSON-escaped, percent-encoded, base64) becomes the sandbox's placeholder.
  */
 export class SecretScrub {
-  constructor(private readonly patterns: readonly ScrubPattern[]) {}
+  constructor(private patterns: readonly ScrubPattern[]) {}
+
+  /**
+   * Scrubs `patterns` from now on: for a turn whose secrets are read (from the vault's database)
+   * while its reply starts, before anything the core says is shown.
+   */
+  use(patterns: readonly ScrubPattern[]): void {
+    this.patterns = patterns;
+  }
 
   /** A text, scrubbed. */
   text(text: string): string {

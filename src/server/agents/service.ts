@@ -3,7 +3,7 @@ import { ConfigurationError } from "../../core/errors/index.js";
 import { scrubPatterns } from "../../sandbox/runner/egress/scrub.js";
 import type { SandboxRunner } from "../../sandbox/runner/runner.js";
 import type { SandboxService } from "../sandboxes/service.js";
-import type { SecretVault } from "../store/secret-vault.js";
+import type { SecretStores } from "../store/secret-vault.js";
 import { ConversationStore } from "./conversation-store.js";
 import { AgentLogs } from "./logs.js";
 import { AgentStore } from "./store.js";
@@ -46,7 +46,7 @@ export type AgentService =
       readonly turns: AgentTurnService;
       readonly runner: SandboxRunner;
       readonly templates: ReadonlyMap<string, unknown>;
-      readonly secretStores: SecretVault | undefined;
+      readonly secretStores: SecretStores | undefined;
       /** The disk sizes an agent's sandbox may ask for, as a sandbox's. */
       readonly diskRangeMB: {
         readonly min: number;
@@ -114,8 +114,8 @@ export function startAgentService(
     connection: (projectId, agentId) => supervisor.connection(projectId, agentId),
     runner: sandboxes.runner,
     spans,
-    secretPatterns: (sandboxId) => {
-      const policy = sandboxes.secretStores?.policyFor(sandboxId);
+    secretPatterns: async (sandboxId) => {
+      const policy = await sandboxes.secretStores?.policyFor(sandboxId);
       return policy === undefined ? [] : scrubPatterns(policy);
     },
   });

@@ -50,7 +50,9 @@ export interface AgentTurnServiceOptions {
   readonly runner: SandboxRunner | undefined;
   readonly spans: SpanSink;
   /** The forms of the secrets a sandbox holds placeholders of, to keep out of replies. */
-  readonly secretPatterns?: (sandboxId: string) => readonly ScrubPattern[];
+  readonly secretPatterns?: (
+    sandboxId: string,
+  ) => readonly ScrubPattern[] | Promise<readonly ScrubPattern[]>;
   /** How long the core has to confirm an abort before a turn ends without it. Default 5000 ms. */
   readonly abortGraceMs?: number;
 }
@@ -135,6 +137,11 @@ export class AgentTurnService implements AgentTurns {
     void tail.then(() => {
       if (this.#agentTails.get(agentId) === tail) this.#agentTails.delete(agentId);
     });
+    // The secrets are read (from the shared database on PostgreSQL) before the turn reaches the
+    // core, so nothing the core says is shown before they are scrubbed from it.
+    const scrub = new SecretScrub([]);
+    const secretsRead = (async () =>
+      scrub.use((await this.options.secretPatterns?.(connection.sandboxId)) ?? []))();
     const turn = new AgentTurn({
       projectId,
       agent: { id: agent.id, name: agent.name, tags: agent.config.tags },
@@ -145,7 +152,7 @@ export class AgentTurnService implements AgentTurns {
       conversations,
       runner: this.options.runner,
       spans: this.options.spans,
-      scrub: new SecretScrub(this.options.secretPatterns?.(connection.sandboxId) ?? []),
+      scrub,
       abortGraceMs: this.options.abortGraceMs ?? 5000,
       onEnd: () => {
         if (this.#running.get(id) === turn) this.#running.delete(id);
@@ -158,7 +165,7 @@ export class AgentTurnService implements AgentTurns {
       if (signal.aborted) queueMicrotask(() => turn.abort());
       else signal.addEventListener("abort", () => turn.abort(), { once: true });
     }
-    turn.start(previous);
+    turn.start(Promise.all([previous, secretsRead]).then(() => undefined));
     return { conversationId: id, parts: turn.parts };
   }
 

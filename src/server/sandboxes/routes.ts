@@ -54,7 +54,7 @@ export function sandboxRoutes(
       const projectId = c.get("project").id;
       if (
         request.secretStore !== undefined &&
-        service.secretStores?.has(projectId, request.secretStore) !== true
+        (await service.secretStores?.has(projectId, request.secretStore)) !== true
       ) {
         throw new ApiError(
           "not_found",

@@ -11,7 +11,7 @@ import { describeIssues } from "../../core/zod-message.js";
 import { ApiError } from "../http/api-error.js";
 import type { AuthVariables } from "../http/auth.js";
 import { readJson } from "../http/read-json.js";
-import type { SecretVault } from "../store/secret-vault.js";
+import type { SecretStores } from "../store/secret-vault.js";
 import { parseInput } from "./input.js";
 import { checkWithinAllowlist, hostPatterns } from "./secret-hosts.js";
 
@@ -20,7 +20,7 @@ import { checkWithinAllowlist, hostPatterns } from "./secret-hosts.js";
  * holds a value: the API lists keys, hosts and times. Every check is made before anything is
  * written, so a refused request changes nothing.
  */
-export function secretRoutes(stores: SecretVault) {
+export function secretRoutes(stores: SecretStores) {
   const notFound = (name: string) =>
     new ApiError(
       "not_found",
@@ -35,18 +35,20 @@ export function secretRoutes(stores: SecretVault) {
       const request = await body(c.req.raw, createSecretStoreRequestSchema);
       const allowlist = hostPatterns(request.allowlist, "allowlist");
       const projectId = c.get("project").id;
-      if (!stores.create(projectId, request.name, allowlist)) {
+      if (!(await stores.create(projectId, request.name, allowlist))) {
         throw new ApiError(
           "conflict",
           `this project already has a secret store "${request.name}"; change its allowlist with PATCH /api/secret-stores/${request.name}`,
         );
       }
-      return c.json(stores.get(projectId, request.name), 201);
+      return c.json(await stores.get(projectId, request.name), 201);
     })
-    .get("/api/secret-stores", (c) => c.json({ stores: stores.list(c.get("project").id) }))
-    .get("/api/secret-stores/:name", (c) => {
+    .get("/api/secret-stores", async (c) =>
+      c.json({ stores: await stores.list(c.get("project").id) }),
+    )
+    .get("/api/secret-stores/:name", async (c) => {
       const name = pathParameter(secretStoreNameSchema, c.req.param("name"), "store");
-      const store = stores.get(c.get("project").id, name);
+      const store = await stores.get(c.get("project").id, name);
       if (store === undefined) throw notFound(name);
       return c.json(store);
     })
@@ -55,7 +57,7 @@ export function secretRoutes(stores: SecretVault) {
       const request = await body(c.req.raw, updateSecretStoreRequestSchema);
       const allowlist = hostPatterns(request.allowlist, "allowlist");
       const projectId = c.get("project").id;
-      const store = stores.get(projectId, name);
+      const store = await stores.get(projectId, name);
       if (store === undefined) throw notFound(name);
       // A secret's own hosts must stay inside the allowlist.
       for (const secret of store.secrets) {
@@ -67,12 +69,13 @@ export function secretRoutes(stores: SecretVault) {
           );
         }
       }
-      stores.setAllowlist(projectId, name, allowlist);
-      return c.json(stores.get(projectId, name));
+      // Deleted meanwhile (through another instance): as if it had not been found.
+      if (!(await stores.setAllowlist(projectId, name, allowlist))) throw notFound(name);
+      return c.json(await stores.get(projectId, name));
     })
-    .delete("/api/secret-stores/:name", (c) => {
+    .delete("/api/secret-stores/:name", async (c) => {
       const name = pathParameter(secretStoreNameSchema, c.req.param("name"), "store");
-      if (!stores.delete(c.get("project").id, name)) throw notFound(name);
+      if (!(await stores.delete(c.get("project").id, name))) throw notFound(name);
       return c.json({ deleted: name });
     })
     .put("/api/secret-stores/:name/secrets/:key", async (c) => {
@@ -80,24 +83,24 @@ export function secretRoutes(stores: SecretVault) {
       const key = pathParameter(secretKeySchema, c.req.param("key"), "key");
       const request = await body(c.req.raw, setSecretRequestSchema);
       const projectId = c.get("project").id;
-      const store = stores.get(projectId, name);
+      const store = await stores.get(projectId, name);
       if (store === undefined) throw notFound(name);
       let hosts: string[] | null = null;
       if (request.hosts !== undefined) {
         hosts = hostPatterns(request.hosts, "hosts");
         checkWithinAllowlist(hosts, store.allowlist, "hosts");
       }
-      const result = stores.setSecret(projectId, name, key, request.value, hosts);
+      const result = await stores.setSecret(projectId, name, key, request.value, hosts);
       if (result === false) throw notFound(name);
-      const secret = stores.get(projectId, name)?.secrets.find((each) => each.key === key);
+      const secret = (await stores.get(projectId, name))?.secrets.find((each) => each.key === key);
       return c.json({ store: name, ...secret }, result === "created" ? 201 : 200);
     })
-    .delete("/api/secret-stores/:name/secrets/:key", (c) => {
+    .delete("/api/secret-stores/:name/secrets/:key", async (c) => {
       const name = pathParameter(secretStoreNameSchema, c.req.param("name"), "store");
       const key = pathParameter(secretKeySchema, c.req.param("key"), "key");
       const projectId = c.get("project").id;
-      if (!stores.has(projectId, name)) throw notFound(name);
-      if (!stores.deleteSecret(projectId, name, key)) {
+      if (!(await stores.has(projectId, name))) throw notFound(name);
+      if (!(await stores.deleteSecret(projectId, name, key))) {
         throw new ApiError("not_found", `secret store "${name}" has no secret "${key}"`);
       }
       return c.json({ deleted: key, store: name });

@@ -28,7 +28,7 @@ import { loadTemplates, type RunnerTemplate } from "../../sandbox/runner/templat
 import { defaultSandboxPrices, type SandboxPrices } from "../../sandbox/runner/usage.js";
 import { reportingChanges } from "../events/sandbox-changes.js";
 import { SandboxStore } from "../store/sandboxes.js";
-import type { SecretVault } from "../store/secret-vault.js";
+import type { SecretStores } from "../store/secret-vault.js";
 import { egressSpanBatch } from "./egress-spans.js";
 import { ExecTokens } from "./exec-tokens.js";
 
@@ -46,7 +46,7 @@ export type SandboxService =
       readonly prices: SandboxPrices;
       readonly tokens: ExecTokens;
       /** The stores a sandbox may name at create; undefined in a service without them. */
-      readonly secretStores: SecretVault | undefined;
+      readonly secretStores: SecretStores | undefined;
     }
   | { readonly unavailable: string };
 
@@ -104,7 +104,7 @@ export interface EgressOptions {
  */
 async function startEgress(
   runtimeDir: string,
-  secretStores: SecretVault | undefined,
+  secretStores: SecretStores | undefined,
   options: EgressOptions,
   onRecord: (record: EgressRecord) => void,
 ): Promise<SandboxEgress | undefined> {
@@ -126,7 +126,7 @@ async function startEgress(
   return new SandboxEgress({
     relay: relay.path,
     runtimeDir,
-    policyFor: (sandboxId) => secretStores?.policyFor(sandboxId),
+    policyFor: async (sandboxId) => secretStores?.policyFor(sandboxId),
     hosts,
     authority: CertificateAuthority.create(),
     onRecord,
@@ -173,7 +173,7 @@ export async function startSandboxService(
   db: DatabaseSync,
   dataDir: string,
   options: SandboxOptions = {},
-  secretStores?: SecretVault,
+  secretStores?: SecretStores,
   egressOptions: EgressOptions = {},
   spanSink?: (projectId: string, batch: ExportBatch) => Promise<unknown>,
   onSandboxChanged?: (projectId: string, record: SandboxRecord) => void,
@@ -244,9 +244,9 @@ export async function startSandboxService(
         : { outputBufferBytes: options.outputBufferBytes }),
     },
     // Each part adds its variables: the proxy's, and the secrets' placeholders (never a value).
-    environmentFor: (sandboxId) => ({
+    environmentFor: async (sandboxId) => ({
       ...(egress === undefined ? {} : egressEnvironment()),
-      ...secretStores?.placeholders(sandboxId),
+      ...(await secretStores?.placeholders(sandboxId)),
     }),
   };
   try {

@@ -45,14 +45,56 @@ export interface SecretStoreInfo {
   readonly updatedAt: string;
 }
 
-interface StoreRow {
+/**
+ * The vault as the service uses it, on either engine: {@link SecretVault} on the data
+ * directory's SQLite (answering at once), or PostgresSecretVault (postgres/secret-vault.ts) on
+ * the database that every instance shares. Only agent channels' signing secrets stay with the
+ * instance (its SQLite) on both, beside the channels they belong to, and are answered at once.
+ */
+export interface SecretStores {
+  /** Sentences for the values sealed under another master key (said at start). */
+  otherKeyWarnings(): Promise<string[]>;
+  /** Creates a store; false when the project has one of that name. */
+  create(projectId: string, name: string, allowlist: readonly string[]): Promise<boolean>;
+  has(projectId: string, name: string): Promise<boolean>;
+  list(projectId: string): Promise<SecretStoreInfo[]>;
+  get(projectId: string, name: string): Promise<SecretStoreInfo | undefined>;
+  /** Replaces a store's allowlist; false when there is no such store. */
+  setAllowlist(projectId: string, name: string, allowlist: readonly string[]): Promise<boolean>;
+  /** Deletes a store and its secrets; false when there is no such store. */
+  delete(projectId: string, name: string): Promise<boolean>;
+  /** Seals and stores a value (see {@link SecretVault.setSecret}); false without the store. */
+  setSecret(
+    projectId: string,
+    store: string,
+    key: string,
+    value: string,
+    hosts: readonly string[] | null,
+  ): Promise<"created" | "replaced" | false>;
+  /** Deletes a secret; false when there is no such store or key. */
+  deleteSecret(projectId: string, store: string, key: string): Promise<boolean>;
+  /** A running sandbox's `CAIRN_SECRET_<KEY>` placeholders, without opening any value. */
+  placeholders(sandboxId: string): Promise<Record<string, string>>;
+  /** The egress policy of a running sandbox, read now; rejects with an `UnsealError`. */
+  policyFor(sandboxId: string): Promise<SandboxEgressPolicy | undefined>;
+  /** A secret's value for the service's own requests; rejects with an `UnsealError`. */
+  openSecret(projectId: string, store: string, key: string): Promise<string | undefined>;
+  /** Seals every value again under `next` (see {@link SecretVault.rotate}). */
+  rotate(next: MasterKey): Promise<number>;
+  setChannelSecret(projectId: string, channelId: string, value: string): void;
+  channelSecret(projectId: string, channelId: string): string | undefined;
+}
+
+/** A row of `secret_stores`, as both engines read it. */
+export interface StoreRow {
   name: string;
   allowlist: string;
   created_at: string;
   updated_at: string;
 }
 
-interface SecretRow {
+/** A row of `secrets`, as both engines read it. */
+export interface SecretRow {
   id: string;
   store: string;
   key: string;
@@ -65,11 +107,12 @@ interface SecretRow {
 }
 
 /**
- * The vault: secret stores and their sealed values, per project. Values are sealed with the
- * master key (AES-256-GCM, seal.ts) before they are written and opened only for the egress
- * proxy (its {@link SecretVault.policyFor} is the proxy's `EgressPolicySource`); nothing here
- * returns a value to the API. The crypto lives with the runner (runner/secrets/, Node only, no
- * database); the rows live here, beside the other stores of the service's database.
+ * The vault on SQLite: secret stores and their sealed values, per project. Values are sealed
+ * with the master key (AES-256-GCM, seal.ts) before they are written and opened only for the
+ * egress proxy (its {@link SecretVault.policyFor} is the proxy's `EgressPolicySource`); nothing
+ * here returns a value to the API. The crypto lives with the runner (runner/secrets/, Node only,
+ * no database); the rows live here, beside the other stores of the service's database. It
+ * answers at once; {@link sqliteSecretStores} gives it as the service's {@link SecretStores}.
  */
 export class SecretVault {
   constructor(
@@ -88,10 +131,7 @@ export class SecretVault {
         "SELECT key_id, count(*) AS secrets FROM secrets WHERE key_id != ? GROUP BY key_id ORDER BY key_id",
       )
       .all(this.master.id) as Array<{ key_id: string; secrets: number }>;
-    return rows.map(({ key_id: keyId, secrets }) => {
-      const they = secrets === 1 ? "1 secret is" : `${secrets} secrets are`;
-      return `${they} sealed under master key ${keyId}, and this service has ${this.master.id} (${this.master.source}): sandboxes cannot use ${secrets === 1 ? "it" : "them"} until the service starts with that key, or ${secrets === 1 ? "it is" : "they are"} set again (cairn secrets ls names them)`;
-    });
+    return otherKeySentences(this.master, rows);
   }
 
   /** Creates a store; false when the project has one of that name. */
@@ -169,7 +209,7 @@ export class SecretVault {
              ciphertext = excluded.ciphertext, updated_at = excluded.updated_at`,
         )
         .run(
-          `sec_${randomBytes(12).toString("hex")}`,
+          newSecretId(),
           projectId,
           store,
           key,
@@ -199,14 +239,13 @@ export class SecretVault {
    * value: an exec never waits for, nor fails on, decryption.
    */
   placeholders(sandboxId: string): Record<string, string> {
-    const sandbox = this.sandboxStore(sandboxId);
+    const sandbox = runningSandboxStore(this.db, sandboxId);
     if (sandbox === undefined) return {};
-    return secretEnvironment({
-      secrets: this.secretRows(sandbox.projectId, sandbox.store).map((row) => ({
-        key: row.key,
-        placeholder: placeholderFor(this.master, sandboxId, row.id),
-      })),
-    });
+    return sandboxPlaceholders(
+      this.master,
+      sandboxId,
+      this.secretRows(sandbox.projectId, sandbox.store),
+    );
   }
 
   /**
@@ -215,21 +254,17 @@ export class SecretVault {
    * sandbox is no longer running. Throws an `UnsealError` when a value cannot be opened.
    */
   policyFor(sandboxId: string): SandboxEgressPolicy | undefined {
-    const sandbox = this.sandboxStore(sandboxId);
+    const sandbox = runningSandboxStore(this.db, sandboxId);
     if (sandbox === undefined) return undefined;
     const storeRow = this.storeRow(sandbox.projectId, sandbox.store);
     if (storeRow === undefined) return undefined;
-    const allowlist = JSON.parse(storeRow.allowlist) as string[];
-    return {
-      store: sandbox.store,
-      allowlist,
-      secrets: this.secretRows(sandbox.projectId, sandbox.store).map((row) => ({
-        key: row.key,
-        placeholder: placeholderFor(this.master, sandboxId, row.id),
-        value: unseal(this.master, this.address(sandbox.projectId, row), sealedOf(row)),
-        hosts: row.hosts === null ? allowlist : (JSON.parse(row.hosts) as string[]),
-      })),
-    };
+    return egressPolicy(
+      this.master,
+      sandboxId,
+      sandbox,
+      storeRow,
+      this.secretRows(sandbox.projectId, sandbox.store),
+    );
   }
 
   /**
@@ -250,7 +285,7 @@ export class SecretVault {
         "UPDATE secrets SET key_id = ?, nonce = ?, ciphertext = ? WHERE id = ?",
       );
       for (const row of rows) {
-        const sealed = resealed(this.master, next, this.address(row.project_id, row), row);
+        const sealed = resealed(this.master, next, secretAddress(row.project_id, row), row);
         update.run(sealed.keyId, sealed.nonce, sealed.ciphertext, row.id);
       }
       const updateChannel = this.db.prepare(
@@ -303,41 +338,11 @@ export class SecretVault {
     const row = this.db
       .prepare("SELECT * FROM secrets WHERE project_id = ? AND store = ? AND key = ?")
       .get(projectId, store, key) as unknown as SecretRow | undefined;
-    return row === undefined
-      ? undefined
-      : unseal(this.master, this.address(projectId, row), sealedOf(row));
+    return row === undefined ? undefined : openedValue(this.master, projectId, row);
   }
 
   private info(projectId: string, row: StoreRow): SecretStoreInfo {
-    return {
-      name: row.name,
-      allowlist: JSON.parse(row.allowlist) as string[],
-      secrets: this.secretRows(projectId, row.name).map((secret) => ({
-        key: secret.key,
-        hosts: secret.hosts === null ? null : (JSON.parse(secret.hosts) as string[]),
-        createdAt: secret.created_at,
-        updatedAt: secret.updated_at,
-        problem: this.problemOf(projectId, secret),
-      })),
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
-    };
-  }
-
-  // Opening the value is the only way to know it opens; the value is dropped at once.
-  private problemOf(projectId: string, row: SecretRow): string | null {
-    let value: string;
-    try {
-      value = unseal(this.master, this.address(projectId, row), sealedOf(row));
-    } catch (error) {
-      if (error instanceof UnsealError) return error.message;
-      throw error;
-    }
-    // Set before such values were refused: the proxy will not send it (substitute.ts).
-    if (!scrubbable(value)) {
-      return `secret "${row.key}" of store "${row.store}" is shorter than ${minSecretValueLength} characters, too short for the egress proxy to keep out of answers, so it is not sent; set the secret again with its full value`;
-    }
-    return null;
+    return storeInfo(this.master, projectId, row, this.secretRows(projectId, row.name));
   }
 
   private storeRow(projectId: string, name: string): StoreRow | undefined {
@@ -352,27 +357,157 @@ export class SecretVault {
       .all(projectId, store) as unknown as SecretRow[];
   }
 
-  // The store of a running sandbox: a stopped one has no policy, so its placeholders are inert.
-  private sandboxStore(sandboxId: string): { projectId: string; store: string } | undefined {
-    const row = this.db
-      .prepare("SELECT project_id, secret_store, status FROM sandboxes WHERE id = ?")
-      .get(sandboxId) as
-      | { project_id: string; secret_store: string | null; status: string }
-      | undefined;
-    if (row === undefined || row.secret_store === null || row.status !== "running")
-      return undefined;
-    return { projectId: row.project_id, store: row.secret_store };
-  }
-
-  private address(projectId: string, row: SecretRow): SecretAddress {
-    return { projectId, store: row.store, key: row.key };
-  }
-
   private touch(projectId: string, store: string, now: string): void {
     this.db
       .prepare("UPDATE secret_stores SET updated_at = ? WHERE project_id = ? AND name = ?")
       .run(now, projectId, store);
   }
+}
+
+/** The SQLite vault as the service's {@link SecretStores}: each answer is already there. */
+export function sqliteSecretStores(vault: SecretVault): SecretStores {
+  return {
+    otherKeyWarnings: async () => vault.otherKeyWarnings(),
+    create: async (projectId, name, allowlist) => vault.create(projectId, name, allowlist),
+    has: async (projectId, name) => vault.has(projectId, name),
+    list: async (projectId) => vault.list(projectId),
+    get: async (projectId, name) => vault.get(projectId, name),
+    setAllowlist: async (projectId, name, allowlist) =>
+      vault.setAllowlist(projectId, name, allowlist),
+    delete: async (projectId, name) => vault.delete(projectId, name),
+    setSecret: async (projectId, store, key, value, hosts) =>
+      vault.setSecret(projectId, store, key, value, hosts),
+    deleteSecret: async (projectId, store, key) => vault.deleteSecret(projectId, store, key),
+    placeholders: async (sandboxId) => vault.placeholders(sandboxId),
+    policyFor: async (sandboxId) => vault.policyFor(sandboxId),
+    openSecret: async (projectId, store, key) => vault.openSecret(projectId, store, key),
+    rotate: async (next) => vault.rotate(next),
+    setChannelSecret: (projectId, channelId, value) =>
+      vault.setChannelSecret(projectId, channelId, value),
+    channelSecret: (projectId, channelId) => vault.channelSecret(projectId, channelId),
+  };
+}
+
+/** The project and store of a running sandbox, from the instance's own SQLite (its sandbox rows). */
+export interface SandboxStore {
+  readonly projectId: string;
+  readonly store: string;
+}
+
+/**
+ * The store of a running sandbox: a stopped one has no policy, so its placeholders are inert.
+ * Sandboxes are the records of the instance that runs them, on either engine.
+ */
+export function runningSandboxStore(db: DatabaseSync, sandboxId: string): SandboxStore | undefined {
+  const row = db
+    .prepare("SELECT project_id, secret_store, status FROM sandboxes WHERE id = ?")
+    .get(sandboxId) as
+    | { project_id: string; secret_store: string | null; status: string }
+    | undefined;
+  if (row === undefined || row.secret_store === null || row.status !== "running") return undefined;
+  return { projectId: row.project_id, store: row.secret_store };
+}
+
+/** What {@link SecretStores.otherKeyWarnings} says of values counted per other key id. */
+export function otherKeySentences(
+  master: MasterKey,
+  rows: ReadonlyArray<{ key_id: string; secrets: number }>,
+): string[] {
+  return rows.map(({ key_id: keyId, secrets }) => {
+    const they = secrets === 1 ? "1 secret is" : `${secrets} secrets are`;
+    return `${they} sealed under master key ${keyId}, and this service has ${master.id} (${master.source}): sandboxes cannot use ${secrets === 1 ? "it" : "them"} until the service starts with that key, or ${secrets === 1 ? "it is" : "they are"} set again (cairn secrets ls names them)`;
+  });
+}
+
+/** A new secret's id: a secret set again after a delete is another secret, with new placeholders. */
+export function newSecretId(): string {
+  return `sec_${randomBytes(12).toString("hex")}`;
+}
+
+/** A store as the API shows it, from its row and its secrets' rows (in key order). */
+export function storeInfo(
+  master: MasterKey,
+  projectId: string,
+  row: StoreRow,
+  secrets: readonly SecretRow[],
+): SecretStoreInfo {
+  return {
+    name: row.name,
+    allowlist: JSON.parse(row.allowlist) as string[],
+    secrets: secrets.map((secret) => ({
+      key: secret.key,
+      hosts: secret.hosts === null ? null : (JSON.parse(secret.hosts) as string[]),
+      createdAt: secret.created_at,
+      updatedAt: secret.updated_at,
+      problem: problemOf(master, projectId, secret),
+    })),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** A sandbox's `CAIRN_SECRET_<KEY>` variables for its store's secrets: placeholders only. */
+export function sandboxPlaceholders(
+  master: MasterKey,
+  sandboxId: string,
+  secrets: ReadonlyArray<Pick<SecretRow, "id" | "key">>,
+): Record<string, string> {
+  return secretEnvironment({
+    secrets: secrets.map((row) => ({
+      key: row.key,
+      placeholder: placeholderFor(master, sandboxId, row.id),
+    })),
+  });
+}
+
+/** A running sandbox's egress policy: its store's allowlist and secrets, opened. */
+export function egressPolicy(
+  master: MasterKey,
+  sandboxId: string,
+  sandbox: SandboxStore,
+  storeRow: Pick<StoreRow, "allowlist">,
+  secrets: readonly SecretRow[],
+): SandboxEgressPolicy {
+  const allowlist = JSON.parse(storeRow.allowlist) as string[];
+  return {
+    store: sandbox.store,
+    allowlist,
+    secrets: secrets.map((row) => ({
+      key: row.key,
+      placeholder: placeholderFor(master, sandboxId, row.id),
+      value: openedValue(master, sandbox.projectId, row),
+      hosts: row.hosts === null ? allowlist : (JSON.parse(row.hosts) as string[]),
+    })),
+  };
+}
+
+/** A secret's value, opened; throws an `UnsealError` when it does not open. */
+export function openedValue(master: MasterKey, projectId: string, row: SecretRow): string {
+  return unseal(master, secretAddress(projectId, row), sealedOf(row));
+}
+
+// Opening the value is the only way to know it opens; the value is dropped at once.
+function problemOf(master: MasterKey, projectId: string, row: SecretRow): string | null {
+  let value: string;
+  try {
+    value = openedValue(master, projectId, row);
+  } catch (error) {
+    if (error instanceof UnsealError) return error.message;
+    throw error;
+  }
+  // Set before such values were refused: the proxy will not send it (substitute.ts).
+  if (!scrubbable(value)) {
+    return `secret "${row.key}" of store "${row.store}" is shorter than ${minSecretValueLength} characters, too short for the egress proxy to keep out of answers, so it is not sent; set the secret again with its full value`;
+  }
+  return null;
+}
+
+/** Where a store's secret is sealed: its project, store and key. */
+export function secretAddress(
+  projectId: string,
+  row: Pick<SecretRow, "store" | "key">,
+): SecretAddress {
+  return { projectId, store: row.store, key: row.key };
 }
 
 function sealedOf(row: Pick<SecretRow, "key_id" | "nonce" | "ciphertext">) {
@@ -396,7 +531,7 @@ function channelSecretAddress(projectId: string, channelId: string): SecretAddre
 }
 
 /** A value opened under `current` and sealed under `next`; one that does not open stops a rotation. */
-function resealed(
+export function resealed(
   current: MasterKey,
   next: MasterKey,
   address: SecretAddress,

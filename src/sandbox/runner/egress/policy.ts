@@ -34,9 +34,12 @@ export interface SandboxEgressPolicy {
 
 /**
  * The policy of a running sandbox; undefined when it has no secret store (every proxied
- * request then gets 407) or is not running.
+ * request then gets 407) or is not running. Read again for every request, and waited for: the
+ * stores may be in a database that several instances share.
  */
-export type EgressPolicySource = (sandboxId: string) => SandboxEgressPolicy | undefined;
+export type EgressPolicySource = (
+  sandboxId: string,
+) => SandboxEgressPolicy | undefined | Promise<SandboxEgressPolicy | undefined>;
 
 /**
  * The variables a sandbox's processes get for its secrets: `CAIRN_SECRET_<KEY>=<placeholder>`.

@@ -206,7 +206,8 @@ class ProxyHandler {
     this.allowances.add(grant);
     return () => {
       if (!this.allowances.delete(grant)) return;
-      this.endDisallowed();
+      // The grant is gone before anything is awaited: no request is admitted by it from now on.
+      void this.endDisallowed();
     };
   }
 
@@ -214,17 +215,19 @@ class ProxyHandler {
     return [...this.allowances].flat();
   }
 
-  /** Ends what is under way to a host that neither the policy nor an allowance allows now. */
-  private endDisallowed(): void {
-    let allowlist: string[];
+  /**
+   * Ends what is under way to a host that neither the policy nor an allowance allows now. The
+   * policy may take a while to read (a database); what is under way is looked at once it is
+   * read, the allowances then too, and a policy that cannot be read allows nothing.
+   */
+  private async endDisallowed(): Promise<void> {
+    let policyAllows: readonly string[];
     try {
-      allowlist = [
-        ...(this.options.policyFor(this.options.sandboxId)?.allowlist ?? []),
-        ...this.allowed(),
-      ];
+      policyAllows = (await this.options.policyFor(this.options.sandboxId))?.allowlist ?? [];
     } catch {
-      allowlist = this.allowed();
+      policyAllows = [];
     }
+    const allowlist = [...policyAllows, ...this.allowed()];
     for (const each of [...this.open]) {
       if (!allowedBy(allowlist, each.host, each.port)) {
         this.open.delete(each);
@@ -552,12 +555,20 @@ class ProxyHandler {
     }
     let policy: SandboxEgressPolicy | undefined;
     try {
-      policy = this.options.policyFor(this.options.sandboxId);
+      policy = await this.options.policyFor(this.options.sandboxId);
     } catch (error) {
       if (error instanceof UnsealError) {
         return new Refusal(502, error.message, "proxy_internal_error");
       }
-      throw error;
+      // The store could not be read (its database did not answer): nothing is let through.
+      log.warn(
+        `egress proxy of ${this.options.sandboxId}: its secret store could not be read: ${(error as Error).message}`,
+      );
+      return new Refusal(
+        502,
+        "the sandbox's secret store could not be read, so nothing is let through; try again shortly",
+        "proxy_internal_error",
+      );
     }
     const extra = this.allowed();
     if (policy === undefined && extra.length === 0) {

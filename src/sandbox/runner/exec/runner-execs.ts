@@ -3,7 +3,7 @@ import type { ExecRecord } from "../../../core/wire/exec-protocol.js";
 import type { ResolvedExecRequest } from "../../../core/wire/exec-request.js";
 import type { SandboxDriver } from "../driver.js";
 import { finishedExecsKept, type LiveSandbox, type RunnerLimits } from "../live-sandbox.js";
-import type { ExecOptions } from "../runner-settings.js";
+import type { ExecOptions, RunnerSettings } from "../runner-settings.js";
 import { ExecSession } from "./exec-session.js";
 import { OutputBudget } from "./output-buffer.js";
 
@@ -19,9 +19,7 @@ export class RunnerExecs {
     private readonly options: {
       readonly driver: SandboxDriver;
       readonly limits: RunnerLimits;
-      readonly environmentFor?:
-        | ((sandboxId: string) => Readonly<Record<string, string>>)
-        | undefined;
+      readonly environmentFor?: RunnerSettings["environmentFor"] | undefined;
     },
   ) {
     this.outputBudget = new OutputBudget(options.limits.outputBudgetBytes);
@@ -92,7 +90,7 @@ export class RunnerExecs {
     const session = await ExecSession.start(
       {
         sandboxId: id,
-        env: environmentFor?.(id) ?? {},
+        env: (await environmentFor?.(id)) ?? {},
         start: (command) => driver.exec(id, command, { signal: sandbox.stopRequested.signal }),
       },
       request,

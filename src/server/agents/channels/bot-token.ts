@@ -1,6 +1,6 @@
 import { parseAgentSecretReference } from "../../../core/wire/agents.js";
 import { allowedBy } from "../../../sandbox/runner/egress/host-pattern.js";
-import type { SecretVault } from "../../store/secret-vault.js";
+import type { SecretStores } from "../../store/secret-vault.js";
 
 /**
  * Why the bot token named by `reference` may not be sent to `url`, or undefined when it may: the
@@ -9,14 +9,14 @@ import type { SecretVault } from "../../store/secret-vault.js";
  * Without that rule, anyone with the API key could have the service send any secret of the
  * project to a host of their choosing. `status` says which error it is: 404 no store, else 400.
  */
-export function botTokenProblem(
-  vault: SecretVault,
+export async function botTokenProblem(
+  vault: SecretStores,
   projectId: string,
   reference: string,
   url: URL,
-): { status: 400 | 404; message: string } | undefined {
+): Promise<{ status: 400 | 404; message: string } | undefined> {
   const { store, key } = parseAgentSecretReference(reference);
-  const info = vault.get(projectId, store);
+  const info = await vault.get(projectId, store);
   if (info === undefined) {
     return {
       status: 404,

@@ -112,7 +112,7 @@ export function channelRoutes(parts: ChannelParts, agents: ChannelAgents) {
         await readJson(c.req.raw, { quoteBody: false }),
       );
       const apiUrl = new URL(request.apiBaseUrl);
-      const problem = botTokenProblem(parts.vault, projectId, request.botToken, apiUrl);
+      const problem = await botTokenProblem(parts.vault, projectId, request.botToken, apiUrl);
       if (problem !== undefined) {
         throw new ApiError(
           problem.status === 404 ? "not_found" : "invalid_request",

@@ -4,7 +4,7 @@ import { randomHex } from "../../../core/ids.js";
 import type { AgentChannelType } from "../../../core/wire/agent-channels.js";
 import { transaction } from "../../store/database.js";
 import { hashToken } from "../../store/sandbox-tokens.js";
-import type { SecretVault } from "../../store/secret-vault.js";
+import type { SecretStores } from "../../store/secret-vault.js";
 
 /** What every agent web token starts with: tells it apart from an API key or a sandbox token. */
 export const webTokenPrefix = "cairn_awt_";
@@ -62,7 +62,7 @@ function toChannel(row: ChannelRow): StoredChannel {
 export class ChannelStore {
   constructor(
     private readonly db: DatabaseSync,
-    private readonly vault: SecretVault,
+    private readonly vault: Pick<SecretStores, "setChannelSecret" | "channelSecret">,
   ) {}
 
   /** Whether `value` has a web token's shape (and so is no API key to look up). */

@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import { Hono } from "hono";
 import type { FailedAuthentications } from "../../http/auth.js";
 import type { Caller } from "../../store/projects.js";
-import type { SecretVault } from "../../store/secret-vault.js";
+import { type SecretStores, SecretVault, sqliteSecretStores } from "../../store/secret-vault.js";
 import type { ProjectRepository } from "../../store/store.js";
 import type { AgentTurns } from "../turns.js";
 import { type ChannelAgents, channelRoutes } from "./channel-routes.js";
@@ -19,7 +19,8 @@ export type { OutboundPolicy } from "./outbound.js";
 
 export interface AgentChannelsOptions {
   readonly db: DatabaseSync;
-  readonly vault: SecretVault;
+  /** The service's secret stores (the SQLite vault itself is taken too). */
+  readonly vault: SecretStores | SecretVault;
   readonly projects: ProjectRepository;
   readonly agents: ChannelAgents;
   readonly turns: AgentTurns;
@@ -49,13 +50,15 @@ export interface AgentChannels {
 }
 
 export function agentChannels(options: AgentChannelsOptions): AgentChannels {
-  const channels = new ChannelStore(options.db, options.vault);
+  const vault =
+    options.vault instanceof SecretVault ? sqliteSecretStores(options.vault) : options.vault;
+  const channels = new ChannelStore(options.db, vault);
   const isClosing = options.isClosing ?? (() => false);
   const turns = new ChannelTurns(options.turns, isClosing);
   const parts: ChannelParts = {
     channels,
     turns,
-    vault: options.vault,
+    vault,
     failures: options.failures,
     replies: { policy: options.policy, retryDelaysMs: options.retryDelaysMs, isClosing },
   };

@@ -1,5 +1,5 @@
 import type { FailedAuthentications } from "../../http/auth.js";
-import type { SecretVault } from "../../store/secret-vault.js";
+import type { SecretStores } from "../../store/secret-vault.js";
 import type { ChannelStore } from "./channel-store.js";
 import type { ChannelTurns } from "./channel-turns.js";
 import type { ReplyOptions } from "./replies.js";
@@ -8,7 +8,7 @@ import type { ReplyOptions } from "./replies.js";
 export interface ChannelParts {
   readonly channels: ChannelStore;
   readonly turns: ChannelTurns;
-  readonly vault: SecretVault;
+  readonly vault: SecretStores;
   /** Failed signatures count with failed keys, per client address. */
   readonly failures: FailedAuthentications;
   readonly replies: ReplyOptions;

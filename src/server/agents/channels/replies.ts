@@ -1,7 +1,7 @@
 import { log } from "../../../core/logger.js";
 import type { WebhookReply } from "../../../core/wire/agent-channels.js";
 import { parseAgentSecretReference } from "../../../core/wire/agents.js";
-import type { SecretVault } from "../../store/secret-vault.js";
+import type { SecretStores } from "../../store/secret-vault.js";
 import { botTokenProblem } from "./bot-token.js";
 import type { ChannelConfigs } from "./channel-store.js";
 import { type OutboundPolicy, type PostResult, postWithRetries } from "./outbound.js";
@@ -68,16 +68,17 @@ export async function sendWebhookReply(
  */
 export async function postSlackMessage(
   channel: { id: string; projectId: string; config: ChannelConfigs["slack"] },
-  vault: SecretVault,
+  vault: SecretStores,
   message: { channel: string; thread_ts: string; text: string },
   options: ReplyOptions,
   signal: AbortSignal,
 ): Promise<void> {
   const url = new URL(`${channel.config.apiBaseUrl.replace(/\/+$/, "")}/chat.postMessage`);
   // Checked again at each reply: the store may have changed since the channel was made.
-  const problem = botTokenProblem(vault, channel.projectId, channel.config.botToken, url);
+  const problem = await botTokenProblem(vault, channel.projectId, channel.config.botToken, url);
   const { store, key } = parseAgentSecretReference(channel.config.botToken);
-  const token = problem === undefined ? vault.openSecret(channel.projectId, store, key) : undefined;
+  const token =
+    problem === undefined ? await vault.openSecret(channel.projectId, store, key) : undefined;
   if (token === undefined) {
     log.warn(
       `agent channel ${channel.id}: no reply posted to Slack: ${problem?.message ?? "the bot token is gone"}`,

@@ -84,6 +84,7 @@ const postgresHttpTests: TestProjectInlineConfiguration = {
       "test/server/otlp-fidelity.test.ts",
       "test/server/span-payloads-api.test.ts",
       "test/server/trace-search.test.ts",
+      "test/server/span-times.test.ts",
       "test/server/evaluations-api.test.ts",
       "test/server/versions-api.test.ts",
       "test/server/project-events.test.ts",

@@ -21,6 +21,21 @@ const spanId = z
   .string()
   .regex(/^(?!0{16})[0-9a-f]{16}$/, "must be 16 lowercase hex digits, not all zero");
 
+/**
+ * The times a span and its events may have. Stores keep them as microseconds, exact in a
+ * JavaScript number only to about the year 2255; what is outside this range is a wrong clock,
+ * refused at ingest rather than stored and unreadable.
+ */
+export const spanTimeRange = {
+  earliest: "1900-01-01T00:00:00.000Z",
+  latest: "2200-01-01T00:00:00.000Z",
+} as const;
+
+const spanTime = z.iso.datetime().refine((text) => {
+  const ms = Date.parse(text);
+  return ms >= Date.parse(spanTimeRange.earliest) && ms < Date.parse(spanTimeRange.latest);
+}, `must be from ${spanTimeRange.earliest} to before ${spanTimeRange.latest}`);
+
 /** One span as the Cairn exporter sends it and `memoryExporter().spans()` returns it. */
 export const exportedSpanSchema = z.strictObject({
   // All zeros is OpenTelemetry's invalid id, never a real trace or span.
@@ -34,8 +49,8 @@ export const exportedSpanSchema = z.strictObject({
   parent_span_id: spanId.nullable(),
   name: z.string().min(1).max(1024),
   kind: z.enum(spanKinds),
-  start_time: z.iso.datetime(),
-  end_time: z.iso.datetime(),
+  start_time: spanTime,
+  end_time: spanTime,
   duration_ms: z.number().nonnegative(),
   status: z.enum(["ok", "error"]),
   status_message: z.string().nullable(),
@@ -63,7 +78,7 @@ export const exportedSpanSchema = z.strictObject({
   events: z.array(
     z.strictObject({
       name: z.string().min(1),
-      time: z.iso.datetime(),
+      time: spanTime,
       attributes: attributeMap,
     }),
   ),

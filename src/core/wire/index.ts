@@ -8,6 +8,7 @@ export {
   otelSpanKinds,
   type SpanResource,
   spanResourceSchema,
+  spanTimeRange,
 } from "./export-batch.js";
 export { parseSpanKind, type SpanKind, spanKindSchema, spanKinds } from "./span-kind.js";
 export { type TokenUsage, tokenUsageSchema } from "./token-usage.js";

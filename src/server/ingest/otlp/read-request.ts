@@ -1,5 +1,5 @@
 import { CairnError } from "../../../core/errors/index.js";
-import type { OtelSpanKind } from "../../../core/wire/index.js";
+import { type OtelSpanKind, spanTimeRange } from "../../../core/wire/index.js";
 import type {
   OtlpEventRecord,
   OtlpLinkRecord,
@@ -160,7 +160,7 @@ function readEvent(value: unknown, where: string, spanStart: bigint): OtlpEventR
   return {
     name: readString(event.name, `${where}: name`),
     // An event without a time is placed at the start of its span.
-    timeUnixNano: time === 0n ? spanStart : time,
+    timeUnixNano: time === 0n ? spanStart : storableTime(time, `${where}: timeUnixNano`),
     attributes: readAttributes(event.attributes, `${where}: attributes`),
   };
 }
@@ -174,6 +174,19 @@ function requiredId(id: string | null, label: string, where: string): string {
 function requiredTime(value: unknown, field: string, where: string): bigint {
   const nanos = readUnixNano(value, `${where}: ${field}`);
   if (nanos === 0n) throw invalid(`${where} has no ${field}`);
+  return storableTime(nanos, `${where}: ${field}`);
+}
+
+/** The latest time a span may have, in Unix nanoseconds (spanTimeRange). */
+const latestNanos = BigInt(Date.parse(spanTimeRange.latest)) * 1_000_000n;
+
+/** A time no later than a span may be (Unix time is never before spanTimeRange's earliest). */
+function storableTime(nanos: bigint, where: string): bigint {
+  if (nanos >= latestNanos) {
+    throw invalid(
+      `${where} is ${nanos} ns, on or after ${spanTimeRange.latest}: a span's times must be before it (a clock in nanoseconds read as another unit?)`,
+    );
+  }
   return nanos;
 }
 

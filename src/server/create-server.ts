@@ -24,6 +24,8 @@ import { defaultRateLimit, type RateLimitOptions } from "./http/rate-limit.js";
 import { ingestWorkerCount } from "./ingest/worker-ingester.js";
 import { openStore } from "./open-store.js";
 import { type SandboxOptions, startSandboxService } from "./sandboxes/index.js";
+import { advertisedUrl, joinInstances, presenceTimingsOf } from "./sandboxes/instances.js";
+import type { PresenceTimings } from "./sandboxes/runner-presence.js";
 import { type EgressOptions, parseEgressHosts } from "./sandboxes/service.js";
 import { withSandboxService } from "./sandboxes/service-of.js";
 import { urlSigningKey } from "./sandboxes/url-signing.js";
@@ -59,6 +61,17 @@ export interface ServerOptions {
    * before them) are dropped, at start and every hour. Default `CAIRN_RETENTION_DAYS`, else all.
    */
   retentionDays?: number;
+  /**
+   * With a PostgreSQL store that several instances share: the URL the others reach this one at,
+   * to forward it the requests for the sandboxes it runs. Default `CAIRN_ADVERTISE_URL`, else
+   * `http://<host>:<port>` as it listens (this machine's hostname for a wildcard host).
+   */
+  advertiseUrl?: string;
+  /**
+   * With a PostgreSQL store: how often this instance writes its heartbeat (default 5000 ms), and
+   * how long without one makes an instance gone, its sandboxes failed (default 30000 ms).
+   */
+  presence?: Partial<PresenceTimings>;
   /** Largest request body, in bytes. Default 10 MiB. */
   bodyLimitBytes?: number;
   /**
@@ -148,6 +161,8 @@ export async function createServer(options: ServerOptions = {}): Promise<CairnSe
   const settings: Settings = {
     databaseUrl: options.database ?? environment("databaseUrl"),
     retentionDays: retentionDaysOf(options.retentionDays),
+    advertiseUrl: checkedAdvertiseUrl(options.advertiseUrl ?? environment("advertiseUrl")),
+    presence: presenceTimingsOf(options.presence),
     workers: ingestWorkerCount(options.ingestWorkers),
     judgeConfig: options.judge ?? judgeFromEnvironment(),
     port: integerSetting("port", options.port, {
@@ -174,6 +189,8 @@ export async function createServer(options: ServerOptions = {}): Promise<CairnSe
 interface Settings {
   readonly databaseUrl: string | undefined;
   readonly retentionDays: number | undefined;
+  readonly advertiseUrl: string | undefined;
+  readonly presence: PresenceTimings;
   readonly workers: number;
   readonly judgeConfig: JudgeConfig | undefined;
   readonly port: number;
@@ -224,6 +241,8 @@ async function startParts(
   const masterKey = loadMasterKey(dataDir, options.masterKey ?? environment("masterKey"));
   const secretStores = opening.openVault(masterKey);
   for (const warning of await secretStores.otherKeyWarnings()) log.warn(warning);
+  // On a shared database, every instance's sandboxes are listed there.
+  const directory = opening.sandboxDirectory?.(settings.presence.staleAfterMs);
   const sandboxes = await startSandboxService(
     db,
     dataDir,
@@ -232,6 +251,7 @@ async function startParts(
     options.egress,
     (projectId, batch) => store.spans.ingest(projectId, batch),
     (projectId, record) => events.sandboxChanged(projectId, record),
+    directory,
   );
   if ("runner" in sandboxes) opened.push(() => sandboxes.runner.close());
   const agents = startAgentService(db, dataDir, sandboxes, options.agents, (projectId, batch) =>
@@ -287,6 +307,17 @@ async function startParts(
   server.on("clientError", answerProtocolError);
   const address = server.address() as AddressInfo;
   const urlHost = host.includes(":") ? `[${host}]` : host;
+  opened.push(() => new Promise<void>((done) => server.close(() => done())));
+  const membership =
+    directory === undefined
+      ? undefined
+      : await joinInstances(
+          server,
+          directory,
+          sandboxes,
+          advertisedUrl(settings.advertiseUrl, host, address.port),
+          settings.presence,
+        );
   let closed: Promise<void> | undefined;
   return withSandboxService(sandboxes, {
     url: `http://${urlHost}:${address.port}`,
@@ -315,16 +346,18 @@ async function startParts(
           .then(() => ("runner" in sandboxes ? sandboxes.runner.close() : undefined));
         server.close(() => {
           // Requests are finished: the workers have nothing left to store.
-          void Promise.all([
-            opening
-              .close()
-              .catch((error: unknown) => log.error("could not close the store", error)),
-            sandboxesStopped.catch(() => undefined),
-          ]).finally(() => {
-            db.close();
-            dataLock.release();
-            resolveClose();
-          });
+          // The sandboxes' last records reach the shared directory before the store closes.
+          void sandboxesStopped
+            .catch(() => undefined)
+            .then(() => membership?.close())
+            .catch((error: unknown) => log.error("could not leave the other instances", error))
+            .then(() => opening.close())
+            .catch((error: unknown) => log.error("could not close the store", error))
+            .finally(() => {
+              db.close();
+              dataLock.release();
+              resolveClose();
+            });
         });
         server.closeIdleConnections();
       });
@@ -412,6 +445,12 @@ async function createFirstProject(
     chmodSync(keyFile, 0o600);
   }
   return created;
+}
+
+/** The advertised URL as given, refused now when it is not one (before the data directory is used). */
+function checkedAdvertiseUrl(given: string | undefined): string | undefined {
+  if (given !== undefined) advertisedUrl(given, "", 0);
+  return given;
 }
 
 function retentionDaysOf(given: number | undefined): number | undefined {

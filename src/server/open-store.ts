@@ -10,6 +10,7 @@ import { advisoryLocks, migratePostgres } from "./store/postgres/migrations.js";
 import { postgresStore } from "./store/postgres/postgres-store.js";
 import { keepDeletingFullBuckets, postgresRateLimits } from "./store/postgres/rate-limits.js";
 import { keepRetention } from "./store/postgres/retention.js";
+import { SandboxDirectory } from "./store/postgres/sandbox-directory.js";
 import { PostgresSecretVault } from "./store/postgres/secret-vault.js";
 import type { Project } from "./store/projects.js";
 import { SearchIndexer } from "./store/search-indexer.js";
@@ -30,6 +31,11 @@ export interface OpenedStore {
    * project is made once when several instances start together.
    */
   whileStarting<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * The shared directory of every instance's sandboxes (PostgreSQL), where a runner counts as
+   * gone after `staleAfterMs` without a heartbeat; undefined on SQLite, where one service runs.
+   */
+  readonly sandboxDirectory?: (staleAfterMs: number) => SandboxDirectory;
   /**
    * The secret stores on this engine, sealed and opened with `master`: in the SQLite file, or in
    * the shared database (their sandboxes' rows and agent channel secrets stay in the file).
@@ -131,6 +137,7 @@ async function openPostgresStore(
     ingester,
     description: describeTarget(target),
     whileStarting: (work) => whileHolding(sql, work),
+    sandboxDirectory: (staleAfterMs) => new SandboxDirectory(sql, staleAfterMs),
     openVault: (master) => new PostgresSecretVault(sql, db, master),
     rateLimits: postgresRateLimits(sql),
     async close() {

@@ -2,9 +2,15 @@ import type { Context } from "hono";
 import { Hono } from "hono";
 import { z } from "zod";
 import { SandboxUnavailableError } from "../../core/errors/index.js";
-import { setTagsRequestSchema, updateSandboxRequestSchema } from "../../core/wire/sandbox.js";
+import { isSandboxId } from "../../core/ids.js";
+import {
+  type SandboxRecord,
+  setTagsRequestSchema,
+  updateSandboxRequestSchema,
+} from "../../core/wire/sandbox.js";
 import { createSandboxRequestSchema } from "../../core/wire/sandbox-request.js";
 import { cpuCountSchema, diskMBSchemaFor, memoryMBSchema } from "../../core/wire/sandbox-sizes.js";
+import { notRunningError } from "../../sandbox/runner/live-sandbox.js";
 import { type RunnerTemplate, templateSizes } from "../../sandbox/runner/templates.js";
 import { ApiError } from "../http/api-error.js";
 import type { AuthVariables } from "../http/auth.js";
@@ -40,7 +46,28 @@ export function sandboxRoutes(
   app.use("/api/sandboxes", unavailableGuard(service));
   app.use("/api/usage", unavailableGuard(service));
   if ("unavailable" in service) return app;
-  const { runner, store } = service;
+  const { runner, store, shared } = service;
+  /**
+   * A sandbox that another instance ran, from the shared directory, when it is not this
+   * instance's: what is left of it when that instance is gone (requests for a live instance's
+   * sandboxes are forwarded to it before they get here).
+   */
+  const elsewhere = async (projectId: string, id: string): Promise<SandboxRecord | undefined> =>
+    shared === undefined || store.byId(id) !== undefined
+      ? undefined
+      : await shared.directory.get(projectId, id);
+  // Work on such a sandbox is refused as on a local one that stopped: it says it failed.
+  app.use("/api/sandboxes/:id/*", async (c, next) => {
+    const id = c.req.param("id");
+    const project = c.get("project") as AuthVariables["project"] | undefined;
+    // The pattern takes /api/sandboxes/{id} itself too, whose routes answer with the record.
+    const below = /^\/api\/sandboxes\/[^/]+\/./.test(c.req.path);
+    if (below && project !== undefined && isSandboxId(id)) {
+      const record = await elsewhere(project.id, id);
+      if (record !== undefined) throw notRunningError(id, record.status);
+    }
+    await next();
+  });
 
   const createSchema = createSandboxRequestSchema.extend({
     diskMB: diskMBSchemaFor(service.diskRangeMB).default(service.diskRangeMB.default),
@@ -62,21 +89,35 @@ export function sandboxRoutes(
         );
       }
       const record = await runner.create(projectId, request);
+      // Every instance lists it once this answers.
+      await shared?.mirror.settled();
       return c.json(record, 201);
     })
-    .get("/api/sandboxes", (c) => {
+    .get("/api/sandboxes", async (c) => {
       const query = parseInput(listQuerySchema, c.req.query());
-      return c.json({ sandboxes: store.list(c.get("project").id, query) });
+      const projectId = c.get("project").id;
+      return c.json({
+        sandboxes:
+          shared === undefined
+            ? store.list(projectId, query)
+            : await shared.directory.list(projectId, query),
+      });
     })
-    .get("/api/sandboxes/:id", (c) =>
-      c.json(runner.get(c.get("project").id, sandboxIdParam(c.req.param("id")))),
-    )
+    .get("/api/sandboxes/:id", async (c) => {
+      const projectId = c.get("project").id;
+      const id = sandboxIdParam(c.req.param("id"));
+      return c.json((await elsewhere(projectId, id)) ?? runner.get(projectId, id));
+    })
     .delete("/api/sandboxes/:id", async (c) => {
       const projectId = c.get("project").id;
       const id = sandboxIdParam(c.req.param("id"));
+      // A sandbox whose instance is gone has ended already: deleting it changes nothing.
+      const ended = await elsewhere(projectId, id);
+      if (ended !== undefined) return c.json(ended);
       const record = await runner.delete(projectId, id);
       // Its tokens die with it (a stopped sandbox refuses them anyway; the list says so too).
       access.tokens.revokeAll(projectId, id);
+      await shared?.mirror.settled();
       return c.json(record);
     })
     .patch("/api/sandboxes/:id", async (c) => {
@@ -87,19 +128,35 @@ export function sandboxRoutes(
         await readJson(c.req.raw),
       );
       const id = sandboxIdParam(c.req.param("id"));
-      return c.json(await runner.update(c.get("project").id, id, patch));
+      const updated = await runner.update(c.get("project").id, id, patch);
+      await shared?.mirror.settled();
+      return c.json(updated);
     })
     .put("/api/sandboxes/:id/tags", async (c) => {
       const { tags } = parseInput(setTagsRequestSchema, await readJson(c.req.raw));
       const id = sandboxIdParam(c.req.param("id"));
-      return c.json(await runner.setTags(c.get("project").id, id, tags));
+      const updated = await runner.setTags(c.get("project").id, id, tags);
+      await shared?.mirror.settled();
+      return c.json(updated);
     })
     .route("/", eventRoutes(runner, abortResponse).app)
     .route("/", execRoutes(runner, service.tokens))
     .route("/", filesRoutes(runner, abortResponse))
     .route("/", signedUrlRoutes(runner, access))
     .route("/", tokenRoutes(runner, access))
-    .route("/", usageRoutes(runner, store, service.prices));
+    .route(
+      "/",
+      usageRoutes(
+        runner,
+        async (projectId, fromMs, toMs) => {
+          if (shared === undefined) return store.segments(projectId, fromMs, toMs);
+          // This instance's usage up to now is in the directory before it is read.
+          await shared.mirror.settled();
+          return await shared.directory.segments(projectId, fromMs, toMs);
+        },
+        service.prices,
+      ),
+    );
 }
 
 function unavailableGuard(service: SandboxService) {

@@ -23,14 +23,20 @@ import { egressEnvironment, SandboxEgress } from "../../sandbox/runner/egress/sa
 import { relayHelper } from "../../sandbox/runner/enter-helper.js";
 import type { RunnerLimits } from "../../sandbox/runner/live-sandbox.js";
 import { checkPrerequisites } from "../../sandbox/runner/prerequisites.js";
-import { type RunnerSettings, SandboxRunner } from "../../sandbox/runner/runner.js";
+import {
+  type RunnerSettings,
+  type SandboxRecords,
+  SandboxRunner,
+} from "../../sandbox/runner/runner.js";
 import { loadTemplates, type RunnerTemplate } from "../../sandbox/runner/templates.js";
 import { defaultSandboxPrices, type SandboxPrices } from "../../sandbox/runner/usage.js";
 import { reportingChanges } from "../events/sandbox-changes.js";
+import type { SandboxDirectory } from "../store/postgres/sandbox-directory.js";
 import { SandboxStore } from "../store/sandboxes.js";
 import type { SecretStores } from "../store/secret-vault.js";
 import { egressSpanBatch } from "./egress-spans.js";
 import { ExecTokens } from "./exec-tokens.js";
+import { SandboxMirror } from "./sandbox-mirror.js";
 
 /** The sandbox API: a runner, or the reason there is none (answered with 503). */
 export type SandboxService =
@@ -47,6 +53,13 @@ export type SandboxService =
       readonly tokens: ExecTokens;
       /** The stores a sandbox may name at create; undefined in a service without them. */
       readonly secretStores: SecretStores | undefined;
+      /**
+       * On a shared PostgreSQL store: every instance's sandboxes (the list, records of other
+       * instances, usage), and the copy of this instance's into it. Undefined on SQLite.
+       */
+      readonly shared:
+        | { readonly directory: SandboxDirectory; readonly mirror: SandboxMirror }
+        | undefined;
     }
   | { readonly unavailable: string };
 
@@ -177,6 +190,7 @@ export async function startSandboxService(
   egressOptions: EgressOptions = {},
   spanSink?: (projectId: string, batch: ExportBatch) => Promise<unknown>,
   onSandboxChanged?: (projectId: string, record: SandboxRecord) => void,
+  directory?: SandboxDirectory,
 ): Promise<SandboxService> {
   if (options.enabled === false) {
     return {
@@ -203,6 +217,7 @@ export async function startSandboxService(
   const diskRangeMB = options.diskRangeMB ?? defaultDiskRange;
   const templates = loadTemplates(options.templates);
   const store = new SandboxStore(db);
+  const mirror = directory === undefined ? undefined : new SandboxMirror(store, directory);
   let runner: SandboxRunner | undefined;
   const egress = await startEgress(
     join(tmpdir(), runnerName),
@@ -210,7 +225,10 @@ export async function startSandboxService(
     egressOptions,
     (record) => {
       const bytes = record.bytesIn + record.bytesOut;
-      if (bytes > 0) store.addEgressBytes(record.sandboxId, bytes);
+      if (bytes > 0) {
+        store.addEgressBytes(record.sandboxId, bytes);
+        mirror?.changed(record.sandboxId);
+      }
       // A span under the exec that made the request, when it came with a trace.
       const traced = runner?.tracedExec(record.sandboxId);
       if (traced !== undefined && spanSink !== undefined) {
@@ -231,7 +249,7 @@ export async function startSandboxService(
   });
   const settings: RunnerSettings = {
     driver,
-    records: onSandboxChanged === undefined ? store : reportingChanges(store, onSandboxChanged),
+    records: reporting(mirror?.records(store) ?? store, onSandboxChanged),
     templates,
     ...(options.allowUnenforcedLimits === undefined
       ? {}
@@ -265,5 +283,13 @@ export async function startSandboxService(
     prices: { ...defaultSandboxPrices, ...options.prices },
     tokens: new ExecTokens(),
     secretStores,
+    shared: directory === undefined || mirror === undefined ? undefined : { directory, mirror },
   };
+}
+
+function reporting(
+  records: SandboxRecords,
+  changed: ((projectId: string, record: SandboxRecord) => void) | undefined,
+): SandboxRecords {
+  return changed === undefined ? records : reportingChanges(records, changed);
 }

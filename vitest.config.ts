@@ -92,6 +92,7 @@ const postgresHttpTests: TestProjectInlineConfiguration = {
       "test/server/services-api.test.ts",
       "test/server/protocol-and-abuse.test.ts",
       "test/server/dashboard-csrf.test.ts",
+      "test/server/secret-stores-engines.test.ts",
     ],
     globalSetup: ["test/helpers/postgres-global-setup.ts"],
     testTimeout: 20_000,

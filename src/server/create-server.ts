@@ -231,6 +231,7 @@ async function startParts(
     retentionDays: settings.retentionDays,
     workers,
     tracesStored: (projectId, hexes) => events.tracesStored(projectId, hexes),
+    changesMissed: () => events.changesMissed(),
   });
   opened.push(() => opening.close());
   const { store, ingester } = opening;

@@ -12,6 +12,7 @@ import { keepDeletingFullBuckets, postgresRateLimits } from "./store/postgres/ra
 import { keepRetention } from "./store/postgres/retention.js";
 import { SandboxDirectory } from "./store/postgres/sandbox-directory.js";
 import { PostgresSecretVault } from "./store/postgres/secret-vault.js";
+import { TraceNotifications } from "./store/postgres/trace-notifications.js";
 import type { Project } from "./store/projects.js";
 import { SearchIndexer } from "./store/search-indexer.js";
 import { type SecretStores, SecretVault, sqliteSecretStores } from "./store/secret-vault.js";
@@ -54,8 +55,16 @@ export interface StoreSettings {
   readonly retentionDays: number | undefined;
   /** Ingest worker threads for the SQLite file (0: the main thread). */
   readonly workers: number;
-  /** Told of the traces that gained spans, after their commit (the live events). */
+  /**
+   * Told of the traces that gained spans, after their commit (the live events): on
+   * PostgreSQL, those stored through the other instances on the database too.
+   */
   readonly tracesStored: TracesStoredListener;
+  /**
+   * Told when traces may have been stored through another instance without `tracesStored`
+   * hearing of it (PostgreSQL: the connection listening for them was lost, and is back).
+   */
+  readonly changesMissed: () => void;
 }
 
 /** Opens the store the settings choose: the SQLite file `db` is open on, or PostgreSQL. */
@@ -119,13 +128,22 @@ async function openPostgresStore(
 ): Promise<OpenedStore> {
   const { target } = parseDatabaseUrl(url);
   const sql = await openPostgres(url);
+  // The other instances' ingests reach this one's live events, and its own reach theirs.
+  const notifications = new TraceNotifications(sql);
   try {
     await migratePostgres(sql);
+    await notifications.listen({
+      stored: settings.tracesStored,
+      reconnected: settings.changesMissed,
+    });
   } catch (error) {
     await sql.end({ timeout: 5 });
     throw error;
   }
-  const shared = postgresStore(sql, { onTracesStored: settings.tracesStored });
+  const shared = postgresStore(sql, {
+    onTracesStored: settings.tracesStored,
+    announceTraces: notifications.announce,
+  });
   const store: Store = { ...shared, projects: withLocalProjects(shared.projects, db) };
   const stopRetention =
     settings.retentionDays === undefined ? undefined : keepRetention(sql, settings.retentionDays);
@@ -141,6 +159,7 @@ async function openPostgresStore(
     openVault: (master) => new PostgresSecretVault(sql, db, master),
     rateLimits: postgresRateLimits(sql),
     async close() {
+      notifications.close();
       await stopRetention?.();
       await stopBucketCleanup();
       await ingester.close();

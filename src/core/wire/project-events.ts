@@ -6,10 +6,12 @@ import { traceSummarySchema } from "./traces.js";
 /**
  * `resync` of `GET /events`: what the client holds may be out of date; read the lists again.
  * `rate-limited`: changes came faster than the stream sends them (`dropped` counts those left
- * out, by event); `history-lost`: the Last-Event-ID given is no longer kept, or was never given.
+ * out, by event); `history-lost`: the Last-Event-ID given is no longer kept, or was never given;
+ * `link-lost`: the service instance lost its link to the other instances on its database for a
+ * moment, and changes made through them meanwhile were not told.
  */
 export const projectResyncSchema = z.object({
-  reason: z.enum(["rate-limited", "history-lost"]),
+  reason: z.enum(["rate-limited", "history-lost", "link-lost"]),
   dropped: z
     .record(z.enum(["trace", "test-run", "sandbox"]), z.number().int())
     .optional()

@@ -1,4 +1,5 @@
 import { log } from "../../core/logger.js";
+import type { ProjectResync } from "../../core/wire/project-events.js";
 import { EventRing, type EventSink, type StreamEvent } from "../http/event-stream.js";
 import { TokenBuckets } from "../http/rate-limit.js";
 
@@ -104,6 +105,14 @@ export class ProjectChannel {
     sink.send({ id: this.#lastId, event: "ready", data: { resumed } });
     this.#sinks.add(sink);
     return () => this.#sinks.delete(sink);
+  }
+
+  /**
+   * Tells every stream, and the clients that resume, to read the lists again now: changes may
+   * have been made that this channel was not told of.
+   */
+  resync(reason: ProjectResync["reason"], message: string): void {
+    this.#send("resync", { reason, message });
   }
 
   /** Cuts every stream off and stops sending. */

@@ -70,6 +70,20 @@ export class ProjectEvents {
   }
 
   /**
+   * Changes of any project may have been made without this instance being told (its link to
+   * the other instances on the database was lost for a while): every project followed, or
+   * lingering for clients to resume, tells its streams to read the lists again.
+   */
+  changesMissed(): void {
+    for (const { channel } of this.#channels.values()) {
+      channel.resync(
+        "link-lost",
+        "this service instance lost its link to the others for a moment, and changes made through them then were not told; read the lists again",
+      );
+    }
+  }
+
+  /**
    * Follows a project's events; see ProjectChannel.follow. Returns what stops following.
    */
   follow(projectId: string, sink: EventSink, lastEventId: number | undefined): () => void {

@@ -12,6 +12,7 @@ import {
 } from "./records.js";
 import { postgresSessions } from "./sessions.js";
 import { postgresSpans } from "./spans.js";
+import type { TracesAnnouncer } from "./trace-notifications.js";
 import { postgresTraces } from "./traces.js";
 
 export interface PostgresStoreOptions {
@@ -21,6 +22,8 @@ export interface PostgresStoreOptions {
   readonly lifetimes?: SessionLifetimes;
   /** Told of the traces each ingest changed, after its commit (this instance's live events). */
   readonly onTracesStored?: TracesStoredListener;
+  /** Told of them inside the ingest's transaction (the other instances' live events). */
+  readonly announceTraces?: TracesAnnouncer;
 }
 
 /**
@@ -32,7 +35,7 @@ export function postgresStore(sql: PostgresSql, options: PostgresStoreOptions = 
   return {
     engine: "postgres",
     projects: postgresProjects(sql),
-    spans: postgresSpans(sql, options.onTracesStored),
+    spans: postgresSpans(sql, options.onTracesStored, options.announceTraces),
     traces: postgresTraces(sql),
     sessions: postgresSessions(sql),
     analytics: postgresAnalytics(sql),

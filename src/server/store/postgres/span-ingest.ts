@@ -16,6 +16,7 @@ import { constant } from "./query-fragments.js";
 import { inTransaction, type PostgresTransaction } from "./retried-transaction.js";
 import { ensureSpanPartitions, spanDayOf } from "./span-partitions.js";
 import { storableJson, storableText } from "./storable-values.js";
+import type { TracesAnnouncer } from "./trace-notifications.js";
 
 /** A span of a call and the values of its row (span-store.ts's spanRowValues). */
 interface SpanToStore {
@@ -48,13 +49,15 @@ const jsonbAt = [17, 19, 20];
  * span already stored (the same trace id, span id and start) is a duplicate and changes
  * nothing; only the spans this call inserted add to their traces' summary rows and labels, and
  * take the log events that waited for them. Safe between instances: two calls storing the same
- * span at once store it once, and count it once.
+ * span at once store it once, and count it once. `announce` tells the other instances of the
+ * traces inside the transaction (trace-notifications.ts); `onTracesStored` this one, after it.
  */
 export async function ingestSpans(
   sql: PostgresSql,
   projectId: string,
   batches: readonly ExportBatch[],
   onTracesStored?: TracesStoredListener,
+  announce?: TracesAnnouncer,
 ): Promise<IngestResult> {
   const receivedAt = new Date().toISOString();
   let sent = 0;
@@ -97,7 +100,11 @@ export async function ingestSpans(
       // Log records (POST /v1/logs) often arrive before their span ends and is exported.
       await attachPendingLogEvents(transaction, projectId, keys);
       // Last: every transaction locks spans, traces, then the analytics cells (analytics.ts).
-      await updateAnalyticsRollups(transaction, projectId, rollups);
+      // The NOTIFY goes with it in one round trip; it locks nothing until the commit.
+      await Promise.all([
+        updateAnalyticsRollups(transaction, projectId, rollups),
+        traces.size === 0 ? undefined : announce?.(transaction, projectId, [...traces.keys()]),
+      ]);
       return stored.size;
     });
   await ensureSpanPartitions(sql, days);

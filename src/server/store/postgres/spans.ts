@@ -11,6 +11,7 @@ import type { PostgresSql } from "./connection.js";
 import { attachLogEvents } from "./log-event-join.js";
 import { ingestSpans } from "./span-ingest.js";
 import { storableText } from "./storable-values.js";
+import type { TracesAnnouncer } from "./trace-notifications.js";
 
 /**
  * Spans on PostgreSQL, as SpanStore keeps them on SQLite. A trace's spans are read between its
@@ -18,10 +19,12 @@ import { storableText } from "./storable-values.js";
  *
  * @param onTracesStored told of the traces each ingest changed, after its commit (the
  *   project's live events on this instance).
+ * @param announce told of them inside the ingest's transaction (the other instances' events).
  */
 export function postgresSpans(
   sql: PostgresSql,
   onTracesStored?: TracesStoredListener,
+  announce?: TracesAnnouncer,
 ): SpanRepository {
   // Bounds of a trace's spans: each starts within its trace's start and end.
   const within = (projectId: string, traceHex: string) => sql`
@@ -30,9 +33,9 @@ export function postgresSpans(
     AND start_us <= (SELECT end_us FROM traces WHERE project_id = ${projectId} AND trace_id = ${traceHex})`;
   return {
     ingest: (projectId, batch) =>
-      ingestSpans(sql, projectId, [batch], onTracesStored).catch(refuseOversizedLabels),
+      ingestSpans(sql, projectId, [batch], onTracesStored, announce).catch(refuseOversizedLabels),
     ingestAll: (projectId, batches) =>
-      ingestSpans(sql, projectId, batches, onTracesStored).catch(refuseOversizedLabels),
+      ingestSpans(sql, projectId, batches, onTracesStored, announce).catch(refuseOversizedLabels),
     attachLogEvents: (projectId, spans) => attachLogEvents(sql, projectId, spans),
     async traceSpans(projectId, traceHex) {
       const rows = await sql<SpanRow[]>`

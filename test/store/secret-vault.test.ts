@@ -313,6 +313,11 @@ for (const engine of [sqliteEngine(), postgresEngine()]) {
       expect(await a.vault.rotate(next)).toBe(2);
       const keyIds = (await engine.secretRows()).map((row) => row.key_id);
       expect(keyIds).toEqual([next.id, next.id]);
+      // Run again from the old key with the same new one (another instance's data directory),
+      // it keeps what is under the new key already.
+      const rotated = await engine.secretRows();
+      expect(await a.withKey(master).rotate(next)).toBe(2);
+      expect(await engine.secretRows()).toEqual(rotated);
       // The vault goes on with the new key; the old one opens nothing any more.
       expect(await a.vault.openSecret("prj_a", "prod", "API_KEY")).toBe(value);
       expect(await a.withKey(next).openSecret("prj_b", "prod", "API_KEY")).toBe(

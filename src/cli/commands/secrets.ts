@@ -19,7 +19,14 @@ import {
 import { resolveDataDir } from "../../server/data-directory.js";
 import { DataDirectoryLock } from "../../server/store/data-directory-lock.js";
 import { openDatabase } from "../../server/store/database.js";
-import { finishInterruptedRotation, SecretVault } from "../../server/store/secret-vault.js";
+import { openPostgres } from "../../server/store/postgres/connection.js";
+import { PostgresSecretVault } from "../../server/store/postgres/secret-vault.js";
+import {
+  finishInterruptedRotation,
+  SecretVault,
+  type SecretStores as ServiceSecretStores,
+  sqliteSecretStores,
+} from "../../server/store/secret-vault.js";
 import { formatTable } from "../../tracing/evals/text-table.js";
 import { UsageError } from "../program/cairn-command.js";
 import type { ConnectionOptions } from "../program/connection.js";
@@ -135,6 +142,10 @@ export async function remove(
 /**
  * `cairn secrets rotate-key`: on the data directory of a stopped service (its lock is taken, so
  * a running one refuses), seals every value again under a new master key in one transaction.
+ * With a PostgreSQL database (`--database`, CAIRN_DATABASE_URL), the database's values too: its
+ * instances share CAIRN_MASTER_KEY, so the key must come from there, and the command is run on
+ * each instance's data directory (its agent channels' secrets) with the same new key piped in;
+ * the values already under it are left as they are.
  */
 export async function rotateKey(
   options: RotateKeyOptions,
@@ -149,20 +160,32 @@ export async function rotateKey(
       { showHelp: false },
     );
   }
+  const database = options.database ?? environment("databaseUrl");
+  const variable = environment("masterKey");
+  if (database !== undefined && variable === undefined) {
+    throw new UsageError(
+      "with --database (or CAIRN_DATABASE_URL), the master key comes from CAIRN_MASTER_KEY, which every instance on the database shares: set it to the key the service runs with",
+      { showHelp: false },
+    );
+  }
   const lock = await DataDirectoryLock.acquire(dataDir, 0);
   try {
     const db = openDatabase(join(dataDir, "cairn.db"));
+    const sql = database === undefined ? undefined : await openPostgres(database);
     try {
       finishInterruptedRotation(db, dataDir);
-      const variable = environment("masterKey");
-      const stores = new SecretVault(db, loadMasterKey(dataDir, variable));
+      const master = loadMasterKey(dataDir, variable);
+      const stores: ServiceSecretStores =
+        sql === undefined
+          ? sqliteSecretStores(new SecretVault(db, master))
+          : new PostgresSecretVault(sql, db, master);
       if (variable !== undefined) {
         const piped = input.isTTY === true ? "" : (await readAll(input)).trim();
         const next =
           piped === ""
             ? newMasterKey("the new key")
             : parseMasterKey(piped, "the key on standard input");
-        const count = stores.rotate(next);
+        const count = await stores.rotate(next);
         write(
           `sealed ${count} secret${count === 1 ? "" : "s"} again under master key ${next.id}.\n`,
         );
@@ -182,7 +205,7 @@ export async function rotateKey(
       writeKeyFile(`${file}.next`, next.key);
       let count: number;
       try {
-        count = stores.rotate(next);
+        count = await stores.rotate(next);
       } catch (error) {
         // Nothing was sealed again: the transaction rolled back, so the next key goes too.
         rmSync(`${file}.next`, { force: true });
@@ -194,6 +217,7 @@ export async function rotateKey(
       );
       return 0;
     } finally {
+      await sql?.end({ timeout: 5 });
       db.close();
     }
   } finally {

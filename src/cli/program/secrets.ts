@@ -15,6 +15,7 @@ export interface ListStoresOptions extends ConnectionOptions {
 
 export interface RotateKeyOptions {
   readonly dataDir?: string;
+  readonly database?: string;
 }
 
 const collect = (value: string, previous: readonly string[] = []) => [...previous, value];
@@ -83,6 +84,10 @@ export function addSecretsCommand(program: CairnCommand): void {
     .option(
       "--data-dir <path>",
       "the data directory of `cairn dev` (default: CAIRN_DATA_DIR, else ./.cairn)",
+    )
+    .option(
+      "--database <url>",
+      "the PostgreSQL database of a service that keeps its secret stores there (cairn serve --database): its values are sealed again with the data directory's own; stop every instance first, and run this on each instance's data directory with CAIRN_MASTER_KEY and the same new key piped in (default: CAIRN_DATABASE_URL)",
     )
     .runs(async (options: RotateKeyOptions) => (await secrets()).rotateKey(options));
 }

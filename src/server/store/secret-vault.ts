@@ -530,16 +530,21 @@ function channelSecretAddress(projectId: string, channelId: string): SecretAddre
   return { projectId, store: "#agent-channels", key: channelId };
 }
 
-/** A value opened under `current` and sealed under `next`; one that does not open stops a rotation. */
+/**
+ * A value opened under `current` and sealed under `next`; one that does not open stops a
+ * rotation. A value sealed under `next` already (a rotation run again with the same new key, as
+ * on each instance's data directory of a shared database) is kept as it is, once it opens.
+ */
 export function resealed(
   current: MasterKey,
   next: MasterKey,
   address: SecretAddress,
   row: Pick<SecretRow, "key_id" | "nonce" | "ciphertext">,
 ): SealedValue {
+  const already = row.key_id === next.id && row.key_id !== current.id;
   let value: string;
   try {
-    value = unseal(current, address, sealedOf(row));
+    value = unseal(already ? next : current, address, sealedOf(row));
   } catch (error) {
     if (!(error instanceof UnsealError)) throw error;
     throw new UnsealError(
@@ -548,7 +553,7 @@ export function resealed(
       `the master key was not rotated and nothing changed: in project ${address.projectId}, ${error.message}`,
     );
   }
-  return seal(next, address, value);
+  return already ? sealedOf(row) : seal(next, address, value);
 }
 
 /**

@@ -3,10 +3,11 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { log } from "../../core/logger.js";
 import { ApiError, toApiError } from "./api-error.js";
+import { databaseOutage } from "./database-outage.js";
 
 /** Every error as `{ error, message }` with its status; never a stack trace to the client. */
 export function errorResponse(error: unknown, c: Context): Response {
-  const known = toApiError(error) ?? fromHttpException(error);
+  const known = toApiError(error) ?? fromHttpException(error) ?? databaseOutage(rootCause(error));
   if (known === undefined || known.status === 500) {
     // What failed on the host stays in the log: the client gets the code and a message that
     // says so, never the host's own text.

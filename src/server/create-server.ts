@@ -318,6 +318,10 @@ async function startParts(
           sandboxes,
           advertisedUrl(settings.advertiseUrl, host, address.port),
           settings.presence,
+          {
+            changed: (projectId, record) => events.sandboxChanged(projectId, record),
+            reconnected: () => events.changesMissed(),
+          },
         );
   let closed: Promise<void> | undefined;
   return withSandboxService(sandboxes, {

@@ -15,9 +15,11 @@ import { afterEach, describe, expect, it, type TestContext } from "vitest";
 import { openPostgres } from "../../src/server/store/postgres/connection.js";
 import { postgresClusterPerFile } from "../helpers/postgres-cluster.js";
 import { addProject, startTestServer, type TestServer } from "../server/helpers.js";
+import { eventStreams, type Received } from "../server/project-event-helpers.js";
 import { testSandboxOptions, whySandboxesCannotRun } from "./helpers.js";
 
 const clusterFor = postgresClusterPerFile();
+const streams = eventStreams();
 const apiKey = "instances-key-0123456789";
 const fixture = fileURLToPath(new URL("../fixtures/sandbox/instance.ts", import.meta.url));
 /** Quick heartbeats, so that a vanished instance is found in about a second. */
@@ -156,6 +158,42 @@ describe("a sandbox on one of two instances that share a PostgreSQL database", (
       body: JSON.stringify({ cmd: "true" }),
     });
     expect(exec.status).toBe(404);
+  });
+});
+
+describe("the live events of one instance", () => {
+  it("tell of the sandboxes created, re-tagged and stopped through another, once each", async (context) => {
+    const database = await sharedDatabase(context);
+    const a = await instance(database);
+    const b = await instance(database);
+    const onB = await streams.opened(b);
+    const created = await Sandbox.create(connection(a));
+    const isSandbox = (status: string) => (event: Received) =>
+      event.event === "sandbox" && event.data.id === created.id && event.data.status === status;
+    await onB.until(isSandbox("running"), "the running sandbox");
+    expect(
+      (await a.call("PUT", `/api/sandboxes/${created.id}/tags`, { tags: { k: "v" } })).status,
+    ).toBe(200);
+    const retagged = await onB.until(
+      (event) => event.event === "sandbox" && event.data.tags?.k === "v",
+      "the new tags",
+    );
+    expect(retagged.data.id).toBe(created.id);
+    await created.kill();
+    await onB.until(isSandbox("stopped"), "the stopped sandbox");
+    // Usage written as the sandbox ran is not a change of its record: no event for it.
+    const sandboxEvents = onB.of("sandbox").map((event) => event.data.status as string);
+    expect(sandboxEvents.filter((status) => status === "stopped")).toEqual(["stopped"]);
+    // A stream of another project hears none of it.
+    await addProject(b, "other", "other-project-key-0123456789");
+    const other = await streams.opened(b, { key: "other-project-key-0123456789" });
+    const again = await Sandbox.create(connection(a));
+    cleanups.push(async () => void (await again.kill().catch(() => undefined)));
+    await onB.until(
+      (event) => event.event === "sandbox" && event.data.id === again.id,
+      "the second sandbox",
+    );
+    expect(other.of("sandbox")).toEqual([]);
   });
 });
 

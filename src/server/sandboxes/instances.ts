@@ -2,7 +2,10 @@ import { randomUUID } from "node:crypto";
 import type { Server } from "node:http";
 import { hostname } from "node:os";
 import { ConfigurationError } from "../../core/errors/index.js";
-import type { SandboxDirectory } from "../store/postgres/sandbox-directory.js";
+import type {
+  SandboxChangeListeners,
+  SandboxDirectory,
+} from "../store/postgres/sandbox-directory.js";
 import { forwardToOwners } from "./owner-forwarding.js";
 import { defaultPresenceTimings, type PresenceTimings, RunnerPresence } from "./runner-presence.js";
 import type { SandboxService } from "./service.js";
@@ -15,8 +18,9 @@ export interface InstanceMembership {
 /**
  * Joins the instances that share a PostgreSQL database: this instance's runner registers (with
  * the URL the others forward to) and beats, its sandboxes are copied to the directory, and
- * requests that reach it for another instance's sandboxes are forwarded there. An instance
- * without sandboxes forwards too.
+ * requests that reach it for another instance's sandboxes are forwarded there, and the others'
+ * sandbox changes reach its live events (`events`). An instance without sandboxes forwards and
+ * listens too.
  */
 export async function joinInstances(
   server: Server,
@@ -24,10 +28,12 @@ export async function joinInstances(
   sandboxes: SandboxService,
   url: string,
   timings: PresenceTimings,
+  events: SandboxChangeListeners,
 ): Promise<InstanceMembership> {
   if ("unavailable" in sandboxes || sandboxes.shared === undefined) {
     // Never registered: no sandbox names it, and it forwards everything it does not run.
     const id = randomUUID();
+    await directory.listen(() => id, events);
     forwardToOwners(server, {
       runnerId: () => id,
       isLocal: () => false,
@@ -40,6 +46,8 @@ export async function joinInstances(
     runner.failAll(reason),
   );
   shared.mirror.begin(() => presence.id);
+  // Its own sandboxes' changes it tells itself; the others' come from the database.
+  await directory.listen(() => presence.id, events);
   forwardToOwners(server, {
     runnerId: () => presence.id,
     isLocal: (sandboxId) => store.byId(sandboxId) !== undefined,

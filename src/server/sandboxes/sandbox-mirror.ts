@@ -16,7 +16,7 @@ const retryMs = 1000;
 export class SandboxMirror {
   readonly #changed = new Set<string>();
   /** Per sandbox: the highest usage row copied, and the rows that were open then. */
-  readonly #copied = new Map<string, { lastId: number; openIds: number[] }>();
+  readonly #copied = new Map<string, { lastId: number; openIds: number[]; record: string }>();
   #round: Promise<void> | undefined;
   #waiting: Array<() => void> = [];
   #warned = false;
@@ -119,18 +119,22 @@ export class SandboxMirror {
     for (const id of ids) {
       const found = this.store.byId(id);
       if (found === undefined) continue;
-      const seen = this.#copied.get(id) ?? { lastId: 0, openIds: [] };
+      const seen = this.#copied.get(id) ?? { lastId: 0, openIds: [], record: "" };
       const usage = this.store.usageRowsSince(id, seen.lastId, seen.openIds);
+      // The other instances' live events hear of the record's changes, not of its usage's.
+      const record = JSON.stringify(found.record);
       try {
         await this.directory.publish(
           this.#runnerId?.() ?? "",
           found.projectId,
           found.record,
           usage,
+          record !== seen.record,
         );
         this.#copied.set(id, {
           lastId: usage.reduce((last, row) => Math.max(last, row.localId), seen.lastId),
           openIds: usage.filter((row) => row.endMs === null).map((row) => row.localId),
+          record,
         });
         this.#warned = false;
       } catch (error) {

@@ -1,3 +1,6 @@
+import { z } from "zod";
+import { isSandboxId } from "../../../core/ids.js";
+import { log } from "../../../core/logger.js";
 import type { SandboxRecord, SandboxStatus } from "../../../core/wire/sandbox.js";
 import {
   type SandboxRow,
@@ -9,12 +12,30 @@ import {
   type UsageSegment,
 } from "../sandboxes.js";
 import type { PostgresSql } from "./connection.js";
+import type { PostgresTransaction } from "./retried-transaction.js";
 
 /** Where a sandbox runs: its runner's id and URL, and whether that runner still beats. */
 export interface SandboxLocation {
   readonly runnerId: string;
   readonly url: string;
   readonly live: boolean;
+}
+
+/** The channel on which a sandbox's record that changed is told to every instance. */
+export const sandboxesChannel = "cairn_sandboxes";
+
+/** A notification: which runner changed which sandbox of which project. */
+const notificationSchema = z.object({
+  runner: z.string(),
+  project: z.string().min(1).max(200),
+  sandbox: z.string().refine(isSandboxId),
+});
+
+/** Told of a sandbox that another instance changed, and when changes may have been missed. */
+export interface SandboxChangeListeners {
+  readonly changed: (projectId: string, record: SandboxRecord) => void;
+  /** The listening connection was lost and is back: changes meanwhile were not told. */
+  readonly reconnected: () => void;
 }
 
 /** The sandboxes that live statuses name: those a vanished runner leaves failed. */
@@ -51,13 +72,15 @@ export class SandboxDirectory {
   /**
    * Writes a sandbox's record and the usage rows given, as `runnerId` holds it. Nothing is
    * written for a runner that is no longer registered: once the others marked its sandboxes
-   * failed, a late copy does not bring them back. False when nothing was written.
+   * failed, a late copy does not bring them back. False when nothing was written. With
+   * `announce` (the record itself changed, not only its usage), every instance is told on commit.
    */
   async publish(
     runnerId: string,
     projectId: string,
     record: SandboxRecord,
     usage: readonly UsageRow[],
+    announce = true,
   ): Promise<boolean> {
     return await this.sql.begin(async (sql) => {
       const [runner] = await sql`SELECT id FROM runners WHERE id = ${runnerId} FOR SHARE`;
@@ -94,6 +117,7 @@ export class SandboxDirectory {
           ON CONFLICT (sandbox_id, local_id) DO UPDATE SET end_ms = excluded.end_ms,
             cpu_seconds = excluded.cpu_seconds, egress_bytes = excluded.egress_bytes`;
       }
+      if (announce) await notify(sql, runnerId, projectId, [record.id]);
       return true;
     });
   }
@@ -161,19 +185,90 @@ export class SandboxDirectory {
       let failed = 0;
       for (const runner of gone) {
         const endedAt = new Date(runner.last_ms).toISOString();
-        const marked = await sql<Array<{ id: string }>>`
+        const marked = await sql<Array<{ id: string; project_id: string }>>`
           UPDATE sandboxes SET status = 'failed', ended_at = ${endedAt},
             failure = ${`the service instance that ran it (${runner.url}) stopped answering: no heartbeat since ${endedAt}`}
           WHERE runner_id = ${runner.id} AND status IN ${sql(liveStatuses)}
-          RETURNING id`;
+          RETURNING id, project_id`;
         if (marked.length > 0) {
           await sql`
             UPDATE sandbox_usage SET end_ms = greatest(start_ms, ${runner.last_ms})
             WHERE sandbox_id IN ${sql(marked.map((row) => row.id))} AND end_ms IS NULL`;
+          for (const { project_id: projectId, ids } of byProject(marked)) {
+            await notify(sql, runner.id, projectId, ids);
+          }
         }
         failed += marked.length;
       }
       return failed;
     });
+  }
+
+  /**
+   * Listens until the pool ends for the sandboxes other runners changed (not `ownRunnerId()`'s,
+   * which this instance tells itself), read from the directory as they are then.
+   */
+  async listen(ownRunnerId: () => string, listeners: SandboxChangeListeners): Promise<void> {
+    let listening = false;
+    let warned = false;
+    await this.sql.listen(
+      sandboxesChannel,
+      (payload) => {
+        const notification = parseNotification(payload);
+        if (notification === undefined) {
+          if (!warned) {
+            warned = true;
+            log.warn(`a notification on ${sandboxesChannel} is not one Cairn sends; it is ignored`);
+          }
+          return;
+        }
+        if (notification.runner === ownRunnerId()) return;
+        this.get(notification.project, notification.sandbox).then(
+          (record) => {
+            if (record !== undefined) listeners.changed(notification.project, record);
+          },
+          (error: unknown) =>
+            log.warn(
+              `could not read sandbox ${notification.sandbox}, changed by another instance: ${(error as Error).message}`,
+            ),
+        );
+      },
+      () => {
+        if (listening) listeners.reconnected();
+        listening = true;
+      },
+    );
+  }
+}
+
+/** NOTIFYs, in the transaction `sql`, the sandboxes of a project a runner changed. */
+async function notify(
+  sql: PostgresTransaction | PostgresSql,
+  runnerId: string,
+  projectId: string,
+  sandboxIds: readonly string[],
+): Promise<void> {
+  // One notification per sandbox, each far below PostgreSQL's 8000 bytes.
+  const payloads = sandboxIds.map((sandbox) =>
+    JSON.stringify({ runner: runnerId, project: projectId, sandbox }),
+  );
+  await sql`SELECT pg_notify(${sandboxesChannel}, payload) FROM unnest(${payloads}::text[]) AS payload`;
+}
+
+function byProject(
+  rows: ReadonlyArray<{ id: string; project_id: string }>,
+): Array<{ project_id: string; ids: string[] }> {
+  const groups = new Map<string, string[]>();
+  for (const row of rows)
+    groups.set(row.project_id, [...(groups.get(row.project_id) ?? []), row.id]);
+  return [...groups].map(([projectId, ids]) => ({ project_id: projectId, ids }));
+}
+
+function parseNotification(payload: string): z.infer<typeof notificationSchema> | undefined {
+  try {
+    const checked = notificationSchema.safeParse(JSON.parse(payload));
+    return checked.success ? checked.data : undefined;
+  } catch {
+    return undefined;
   }
 }

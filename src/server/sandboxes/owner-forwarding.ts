@@ -1,4 +1,5 @@
-import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { Agent, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { Agent as TlsAgent } from "node:https";
 import type { Duplex } from "node:stream";
 import { createProxyServer } from "http-proxy-3";
 import { SandboxUnavailableError } from "../../core/errors/index.js";
@@ -10,8 +11,22 @@ import type { SandboxLocation } from "../store/postgres/sandbox-directory.js";
 /** Set on a request one instance forwards to another: the receiver never forwards it again. */
 export const forwardedHeader = "x-cairn-forwarded-by";
 
+/**
+ * The runner a forwarded request was sent to: an instance that is not that runner was reached
+ * at another's advertised URL (two instances advertising one URL, a load balancer's URL), and
+ * says so rather than answering for a sandbox it does not run.
+ */
+export const forwardedToHeader = "x-cairn-forwarded-to";
+
 /** How long forwarding waits to connect to the instance that runs a sandbox. */
 const connectTimeoutMs = 5000;
+
+/**
+ * How long a forwarded request may go without a byte either way before it is given up: an
+ * owner that accepts connections but no longer answers (stopped, frozen) would otherwise hold
+ * the client forever. Event streams send a heartbeat every 15 s; no route is silent this long.
+ */
+const defaultIdleTimeoutMs = 120_000;
 
 export interface OwnerForwarding {
   /** This instance's runner id now. */
@@ -20,6 +35,8 @@ export interface OwnerForwarding {
   readonly isLocal: (sandboxId: string) => boolean;
   /** Where a sandbox runs, from the shared directory. */
   readonly locate: (sandboxId: string) => Promise<SandboxLocation | undefined>;
+  /** How long a forwarded request may be silent both ways; default 120 s. */
+  readonly idleTimeoutMs?: number;
 }
 
 /**
@@ -35,7 +52,39 @@ export interface OwnerForwarding {
  * this one for what stays here.
  */
 export function forwardToOwners(server: Server, forwarding: OwnerForwarding): void {
-  const proxy = createProxyServer({ ws: true, xfwd: false, connectTimeout: connectTimeoutMs });
+  const idleTimeoutMs = forwarding.idleTimeoutMs ?? defaultIdleTimeoutMs;
+  // Connections kept between instances: the owner then reads and drops a body it refused (a
+  // 413 before the end of an upload) instead of closing on it, which lost its answer in the
+  // reset; and no connection is opened per request.
+  const agents = {
+    "http:": new Agent({ keepAlive: true }),
+    "https:": new TlsAgent({ keepAlive: true }),
+  };
+  const proxy = createProxyServer({
+    ws: true,
+    xfwd: false,
+    connectTimeout: connectTimeoutMs,
+    proxyTimeout: idleTimeoutMs,
+  });
+  // What the owner answered already, or upgraded: an error after that is not "unreachable".
+  const answered = new WeakSet<IncomingMessage | Duplex>();
+  proxy.on("proxyRes", (response, req, res) => {
+    answered.add(req);
+    // The connection to the owner is not the client's: the client's own is as it asked.
+    delete response.headers.connection;
+    delete response.headers["keep-alive"];
+    // An answer cut off (the owner gone, or silent too long) is cut off here too, not left open.
+    response.once("close", () => {
+      if (!response.complete) res.destroy();
+    });
+  });
+  proxy.on("proxyReqWs", (outgoing, _req, socket) => {
+    // Until the owner answers the upgrade; an open WebSocket may be silent as long as it likes.
+    outgoing.setTimeout(idleTimeoutMs, () =>
+      outgoing.destroy(new Error(`no answer to the upgrade in ${idleTimeoutMs} ms`)),
+    );
+    outgoing.once("upgrade", () => answered.add(socket));
+  });
   const onRequest = server.listeners("request") as Array<
     (req: IncomingMessage, res: ServerResponse) => void
   >;
@@ -51,14 +100,19 @@ export function forwardToOwners(server: Server, forwarding: OwnerForwarding): vo
         for (const listener of onRequest) listener.call(server, req, res);
         return;
       }
-      proxy.web(
-        req,
-        res,
-        { target: owner.url, headers: { [forwardedHeader]: forwarding.runnerId() } },
-        (error) => {
-          answerUnreachable(res, owner, error);
-        },
-      );
+      if ("misdirected" in owner) {
+        answerUnavailable(res, owner.sandboxId, misdirected);
+        return;
+      }
+      const agent = owner.url.startsWith("https:") ? agents["https:"] : agents["http:"];
+      // Kept open whatever the client asked of its own connection to this instance.
+      const headers = { ...headersTo(owner, forwarding), connection: "keep-alive" };
+      const options = { target: owner.url, agent, headers };
+      proxy.web(req, res, options, (error) => {
+        // The owner answered (a 413 before it read the whole body, say): its answer stands.
+        if (answered.has(req)) return;
+        answerUnreachable(res, owner, error);
+      });
     });
   });
 
@@ -68,27 +122,66 @@ export function forwardToOwners(server: Server, forwarding: OwnerForwarding): vo
         for (const listener of onUpgrade) listener.call(server, req, socket, head);
         return;
       }
+      if ("misdirected" in owner) {
+        answerUnavailable(socket, owner.sandboxId, misdirected);
+        return;
+      }
       proxy.ws(
         req,
         socket,
         head,
-        { target: owner.url, headers: { [forwardedHeader]: forwarding.runnerId() } },
-        (error) => answerUnreachable(socket, owner, error),
+        { target: owner.url, headers: headersTo(owner, forwarding) },
+        (error) => {
+          // A WebSocket already open carries frames: it is cut, never answered with HTTP.
+          if (answered.has(socket)) {
+            socket.destroy();
+            return;
+          }
+          answerUnreachable(socket, owner, error);
+        },
       );
     });
   });
 }
 
-/** The live instance, other than this one, that runs the request's sandbox; else undefined. */
+function headersTo(owner: SandboxLocation, forwarding: OwnerForwarding): Record<string, string> {
+  return { [forwardedHeader]: forwarding.runnerId(), [forwardedToHeader]: owner.runnerId };
+}
+
+const misdirected =
+  "a request forwarded to the instance that runs it reached another instance: the URL that instance advertises (--advertise-url, CAIRN_ADVERTISE_URL) leads elsewhere";
+
+/**
+ * The live instance, other than this one, that runs the request's sandbox; else undefined. A
+ * request forwarded here for another runner is `misdirected`.
+ */
 async function ownerOf(
   req: IncomingMessage,
   forwarding: OwnerForwarding,
-): Promise<(SandboxLocation & { sandboxId: string }) | undefined> {
-  if (req.headers[forwardedHeader] !== undefined) return undefined;
-  const sandboxId = /^\/api\/sandboxes\/([^/?#]+)/.exec(req.url ?? "")?.[1];
-  if (sandboxId === undefined || !isSandboxId(sandboxId) || forwarding.isLocal(sandboxId)) {
-    return undefined;
+): Promise<
+  | (SandboxLocation & { sandboxId: string })
+  | { misdirected: true; sandboxId: string | undefined }
+  | undefined
+> {
+  const sandboxId = sandboxIdOf(req.url ?? "");
+  if (req.headers[forwardedHeader] !== undefined) {
+    const to = req.headers[forwardedToHeader];
+    if (to === undefined || to === forwarding.runnerId()) return undefined;
+    // Said once per runner, and only when the directory confirms it (anyone can send the
+    // headers); the answer is the same either way, so it tells nothing of the sandbox.
+    const location =
+      sandboxId === undefined
+        ? undefined
+        : await forwarding.locate(sandboxId).catch(() => undefined);
+    if (location?.runnerId === to && !misdirectedSaid.has(to)) {
+      misdirectedSaid.add(to);
+      log.error(
+        `a request forwarded to the service instance of runner ${to} (sandbox ${sandboxId}) reached this one (runner ${forwarding.runnerId()}): the URL that instance advertises (--advertise-url, CAIRN_ADVERTISE_URL), ${location.url}, leads here; give each instance a URL that reaches it alone`,
+      );
+    }
+    return { misdirected: true, sandboxId };
   }
+  if (sandboxId === undefined || forwarding.isLocal(sandboxId)) return undefined;
   try {
     const location = await forwarding.locate(sandboxId);
     if (location === undefined || !location.live || location.runnerId === forwarding.runnerId()) {
@@ -101,6 +194,33 @@ async function ownerOf(
     return undefined;
   }
 }
+
+/**
+ * The sandbox id of a request target as the app routes it: the server adapter resolves dot
+ * segments (`%2e` too) and takes an absolute-form target's path, and the router decodes the id;
+ * the proxy sends the target resolved alike. Reading the raw target instead would forward
+ * `/api/sandboxes/{a}/../{b}` to a's instance, which would answer for b.
+ */
+function sandboxIdOf(target: string): string | undefined {
+  let path: string;
+  try {
+    path = new URL(target.startsWith("/") ? `http://cairn.invalid${target}` : target).pathname;
+  } catch {
+    return undefined;
+  }
+  const segment = /^\/api\/sandboxes\/([^/]+)/.exec(path)?.[1];
+  if (segment === undefined) return undefined;
+  let id: string;
+  try {
+    id = decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+  return isSandboxId(id) ? id : undefined;
+}
+
+/** The runners whose misdirected requests were logged (ids are new at each start). */
+const misdirectedSaid = new Set<string>();
 
 /** The runners whose unreachability was logged (ids are new at each start: this stays small). */
 const unreachableSaid = new Set<string>();
@@ -118,12 +238,21 @@ function answerUnreachable(
       `could not forward requests for sandboxes of the instance at ${owner.url} (sandbox ${owner.sandboxId}): ${error.message}; they are answered 503 until it answers or is found gone`,
     );
   }
+  // The other instance's address is for the log: callers (not yet authenticated) get none.
+  answerUnavailable(
+    to,
+    owner.sandboxId,
+    "it runs on another instance of the service, which does not answer; if that instance is gone, the sandbox is marked failed",
+  );
+}
+
+function answerUnavailable(
+  to: ServerResponse | Duplex,
+  sandboxId: string | undefined,
+  detail: string,
+): void {
   const apiError = toApiError(
-    new SandboxUnavailableError({
-      reason: "runner_unavailable",
-      sandboxId: owner.sandboxId,
-      detail: `it runs on another instance of the service, ${owner.url}, which does not answer; if that instance is gone, the sandbox is marked failed`,
-    }),
+    new SandboxUnavailableError({ reason: "runner_unavailable", sandboxId, detail }),
   );
   const body = JSON.stringify({
     error: apiError?.code,

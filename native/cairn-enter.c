@@ -471,18 +471,29 @@ static void relay_terminal(int master, pid_t child) {
   }
 }
 
+// The runner's death ends this process; the command dies with its sandbox. The kernel clears
+// the parent-death signal at every change of credentials: entering the sandbox's user namespace
+// (owned by the sandbox's host uid, not by root, so its capabilities count as new ones) and
+// taking the sandbox user's filesystem ids for a terminal. It is set again after each, and a
+// runner that died before it was set is seen as another parent.
+static void die_with(pid_t runner) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  if (getppid() != runner) _exit(125);
+}
+
 int main(void) {
   signal(SIGPIPE, SIG_IGN);
   // The name a process of the sandbox may read in /proc while this one forks into it.
   prctl(PR_SET_NAME, "cairn-enter", 0, 0, 0);
-  // The runner's death ends this process; the command dies with its sandbox.
-  prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  pid_t runner = getppid();
+  die_with(runner);
   struct request request = {0};
   read_where(&request);
   join_cgroups(&request);
   // Host root's supplementary groups must not follow it into the sandbox.
   if (setgroups(0, NULL) != 0) die("drop the supplementary groups");
   enter_namespaces(&request);
+  die_with(runner);
   if (!read_what(&request)) return 0;
 
   int master = -1;
@@ -496,6 +507,7 @@ int main(void) {
     if ((gid_t)setfsgid((gid_t)-1) != request.gid || (uid_t)setfsuid((uid_t)-1) != request.uid) {
       die_message("cannot act as the sandbox user");
     }
+    die_with(runner);
     master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
     if (master < 0 || unlockpt(master) != 0) die("make a terminal in the sandbox");
     struct winsize size = {.ws_row = request.rows, .ws_col = request.cols};

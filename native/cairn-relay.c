@@ -157,6 +157,7 @@ int main(int argc, char **argv) {
   sigdelset(&unblocked, SIGCHLD);
   write_all(1, "listening\n", 10);
 
+  pid_t self = getpid();
   for (;;) {
     // At the cap, wait for a relay to end: new connections wait in the backlog meanwhile.
     while (children >= MAX_CONNECTIONS) sigsuspend(&unblocked);
@@ -170,8 +171,9 @@ int main(int argc, char **argv) {
     pid_t child = fork();
     if (child == 0) {
       close(listener);
-      // A connection's process ends with the relay.
+      // A connection's process ends with the relay, also one that died before this was set.
       prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+      if (getppid() != self) _exit(1);
       signal(SIGCHLD, SIG_DFL);
       sigprocmask(SIG_SETMASK, &unblocked, NULL);
       relay(client, socket_path);

@@ -1,13 +1,17 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { readdir, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Sandbox } from "cairn-ai/sandbox";
 import { afterAll, describe, expect, it } from "vitest";
-import { detectCgroups } from "../../src/sandbox/runner/bubblewrap/cgroups/detect.js";
-import { loopDevicesUnder, mountsUnder } from "../../src/sandbox/runner/bubblewrap/recovery.js";
-import { runnerNameFor } from "../../src/server/sandboxes/index.js";
 import { hostProcesses, whySandboxesCannotRun } from "./helpers.js";
+import {
+  describeProcesses,
+  holdings,
+  processesAndFrozen,
+  processesAndFrozenUntil,
+  runnerPlaces,
+  sandboxStarting,
+} from "./runner-leftovers.js";
 import { killServices, type Running, startService as start } from "./service-process.js";
 
 // The service stopped every way a supervisor or an operator stops it — SIGTERM, SIGINT, a
@@ -15,7 +19,8 @@ import { killServices, type Running, startService as start } from "./service-pro
 // running, as `cairn dev` and as an app that embeds createServer() and calls configure().
 // After each stop no process of a sandbox is left and nothing is frozen; after each restart
 // on the same data directory nothing of the run before is left: no cgroup, mount, loop device
-// or image.
+// or image. And `cairn dev` killed with SIGKILL just as a sandbox starts (bwrap running, its
+// command not yet), ten times: none of the starting sandboxes' processes is left either.
 const rounds = 10;
 const folders: string[] = [];
 
@@ -23,60 +28,6 @@ afterAll(async () => {
   await killServices();
   for (const folder of folders) rmSync(folder, { recursive: true, force: true });
 });
-
-/** Where a data directory's runner keeps what it makes. */
-async function runnerPlaces(dataDir: string) {
-  const runnerName = runnerNameFor(dataDir);
-  const detection = await detectCgroups({ runnerName });
-  if (!detection.ok) throw new Error(detection.problem);
-  const driver = detection.driver;
-  const cgroupRoots =
-    driver.version === 1
-      ? ["memory", "pids", "freezer"].map((controller) =>
-          driver.root.replace("/memory/", `/${controller}/`),
-        )
-      : [driver.root];
-  return {
-    runtimeDir: join(tmpdir(), runnerName),
-    cgroupRoots,
-    freezeFile: driver.version === 1 ? "freezer.state" : "cgroup.freeze",
-  };
-}
-
-/** What a run holds: its sandboxes' cgroups, mounts, loop devices and images. */
-async function holdings(dataDir: string) {
-  const places = await runnerPlaces(dataDir);
-  const cgroups = (await readdir(places.cgroupRoots[0] ?? "").catch(() => [] as string[])).filter(
-    (name) => name.startsWith("sbx_") || name.startsWith("warm"),
-  );
-  const images = (
-    await readdir(join(places.runtimeDir, "workspaces")).catch(() => [] as string[])
-  ).filter((name) => name.endsWith(".img"));
-  return {
-    cgroups: cgroups.flatMap((name) => places.cgroupRoots.map((root) => join(root, name))),
-    mounts: await mountsUnder(places.runtimeDir),
-    loops: await loopDevicesUnder(places.runtimeDir),
-    images: images.map((name) => join(places.runtimeDir, "workspaces", name)),
-  };
-}
-
-/** Processes in the runner's cgroups, and cgroups that are frozen. */
-async function processesAndFrozen(dataDir: string) {
-  const places = await runnerPlaces(dataDir);
-  const pids: string[] = [];
-  const frozen: string[] = [];
-  const visit = async (folder: string): Promise<void> => {
-    const procs = await readFile(join(folder, "cgroup.procs"), "utf8").catch(() => "");
-    pids.push(...procs.split("\n").filter((line) => line !== ""));
-    const state = (await readFile(join(folder, places.freezeFile), "utf8").catch(() => "")).trim();
-    if (state !== "" && state !== "THAWED" && state !== "0") frozen.push(folder);
-    for (const entry of await readdir(folder, { withFileTypes: true }).catch(() => [])) {
-      if (entry.isDirectory()) await visit(join(folder, entry.name));
-    }
-  };
-  for (const root of places.cgroupRoots) await visit(root);
-  return { pids: [...new Set(pids)], frozen };
-}
 
 /** Sandboxes with execs running, a terminal among them, and markers to find them on the host. */
 async function fill(running: Running, marker: string): Promise<void> {
@@ -184,14 +135,16 @@ describe.each([
           await new Promise((resolve) => setTimeout(resolve, 50));
           left = await hostProcesses(marker);
         }
-        expect({ round, how, left }).toEqual({ round, how, left: [] });
+        expect(
+          { round, how, left },
+          left.length === 0 ? undefined : await describeProcesses(left),
+        ).toEqual({ round, how, left: [] });
         // The same for every process in the sandboxes' cgroups (the egress relays among them).
-        let inCgroups = await processesAndFrozen(dataDir);
-        while (inCgroups.pids.length > 0 && Date.now() < deadline) {
-          await new Promise((resolve) => setTimeout(resolve, 50));
-          inCgroups = await processesAndFrozen(dataDir);
-        }
-        expect({ round, how, ...inCgroups }).toEqual({
+        const inCgroups = await processesAndFrozenUntil(dataDir, deadline);
+        expect(
+          { round, how, ...inCgroups },
+          inCgroups.pids.length === 0 ? undefined : await describeProcesses(inCgroups.pids),
+        ).toEqual({
           round,
           how,
           pids: [],
@@ -201,4 +154,37 @@ describe.each([
       }
     },
   );
+});
+
+describe("cairn dev, killed with SIGKILL while sandboxes start", () => {
+  it("ten times, leaves no process of them", { timeout: 240_000 }, async (context) => {
+    const missing = await whySandboxesCannotRun();
+    if (missing !== undefined) context.skip(missing);
+    const dataDir = mkdtempSync(join(tmpdir(), "cairn-lifecycle-"));
+    folders.push(dataDir);
+    for (let round = 0; round < rounds; round++) {
+      const running = await start("dev", dataDir);
+      // Creations, and the warm sandboxes a start makes, each start a bwrap.
+      const connection = { endpoint: running.url, apiKey: running.apiKey };
+      const creations = [0, 1, 2].map(() => Sandbox.create(connection).catch(() => undefined));
+      // Killed once a sandbox is on its way up (or after a while, should none be seen).
+      const seenBy = Date.now() + 10_000;
+      while (Date.now() < seenBy && !(await sandboxStarting(dataDir))) {
+        // Read again at once: the moment lasts milliseconds.
+      }
+      await stop(running, "SIGKILL");
+      await Promise.all(creations);
+      // As above, killed processes may take seconds to go; the bound is for a survivor.
+      const inCgroups = await processesAndFrozenUntil(dataDir, Date.now() + 20_000);
+      expect(
+        { round, ...inCgroups },
+        inCgroups.pids.length === 0 ? undefined : await describeProcesses(inCgroups.pids),
+      ).toEqual({ round, pids: [], frozen: [] });
+    }
+    // A last run removes what the killed ones left, and stops leaving nothing.
+    const running = await start("dev", dataDir);
+    await stop(running, "SIGTERM");
+    expect(await holdings(dataDir)).toEqual({ cgroups: [], mounts: [], loops: [], images: [] });
+    expect(existsSync((await runnerPlaces(dataDir)).runtimeDir)).toBe(false);
+  });
 });

@@ -29,6 +29,15 @@ export function enterHelper(): Promise<EnterHelper> {
 }
 
 /**
+ * The launch helper (native/cairn-launch.c): the parent of each sandbox's bubblewrap, which
+ * kills the sandbox, whatever was orphaned in it included, once the runner is gone. Built as
+ * the exec helper is.
+ */
+export function launchHelper(): Promise<EnterHelper> {
+  return nativeHelper("cairn-launch.c", "the sandbox launch helper");
+}
+
+/**
  * The egress relay (native/cairn-relay.c): listens on 127.0.0.1 inside a sandbox's network
  * namespace and relays to its egress proxy. Built as the exec helper is.
  */

@@ -4,7 +4,7 @@ import { delimiter, dirname, join, resolve } from "node:path";
 import { detectCgroups } from "./bubblewrap/cgroups/detect.js";
 import type { CgroupDriver } from "./bubblewrap/cgroups/types.js";
 import { seccompArchOf, seccompFilter } from "./bubblewrap/seccomp/filter.js";
-import { enterHelper } from "./enter-helper.js";
+import { enterHelper, launchHelper } from "./enter-helper.js";
 import { findExecutable } from "./find-executable.js";
 
 /** One thing the runner needs, and whether this machine has it. */
@@ -38,6 +38,8 @@ export interface PrerequisiteReport {
   readonly diskLimits: boolean;
   /** The built exec helper, which starts every process in a sandbox. */
   readonly enterHelper: string | undefined;
+  /** The built launch helper, which starts each sandbox and ends it when the runner is gone. */
+  readonly launchHelper: string | undefined;
   /** The seccomp filter for this machine's architecture. */
   readonly seccompFilter: Uint8Array | undefined;
 }
@@ -316,28 +318,40 @@ async function checkSetpriv(searchPath: string): Promise<PrerequisiteCheck> {
   };
 }
 
-async function checkEnterHelper(): Promise<{ check: PrerequisiteCheck; path: string | undefined }> {
-  const helper = await enterHelper();
-  if (!helper.ok) {
-    return {
-      check: {
-        name: "exec helper",
-        ok: false,
-        required: true,
-        detail: helper.problem,
-        fix: helper.fix,
-      },
-      path: undefined,
-    };
-  }
+/** The exec helper and the launch helper: the same compiler builds both, one check says it. */
+async function checkHelpers(): Promise<{
+  check: PrerequisiteCheck;
+  enter: string | undefined;
+  launch: string | undefined;
+}> {
+  const [enter, launch] = await Promise.all([enterHelper(), launchHelper()]);
+  if (!enter.ok) return helperFailed(enter);
+  if (!launch.ok) return helperFailed(launch);
+  const built = (helper: { readonly path: string; readonly built: boolean }) =>
+    `${helper.path}${helper.built ? " (built now)" : ""}`;
   return {
     check: {
       name: "exec helper",
       ok: true,
       required: true,
-      detail: `${helper.path}${helper.built ? " (built now)" : ""}`,
+      detail: `${built(enter)}, ${built(launch)}`,
     },
-    path: helper.path,
+    enter: enter.path,
+    launch: launch.path,
+  };
+}
+
+function helperFailed(helper: { readonly problem: string; readonly fix: string }) {
+  return {
+    check: {
+      name: "exec helper",
+      ok: false,
+      required: true,
+      detail: helper.problem,
+      fix: helper.fix,
+    },
+    enter: undefined,
+    launch: undefined,
   };
 }
 
@@ -369,7 +383,7 @@ function checkSeccomp(): { check: PrerequisiteCheck; filter: Uint8Array | undefi
 
 /**
  * Checks what the Linux sandbox runner needs: Node.js, bubblewrap, user namespaces, cgroups,
- * setpriv, the exec helper (built with the C compiler) and a seccomp filter for this
+ * setpriv, the exec and launch helpers (built with the C compiler) and a seccomp filter for this
  * architecture, and what enforced disk limits need. Each failing check says how to fix
  * it. Used by `cairn doctor` and by the runner when it starts.
  */
@@ -398,7 +412,7 @@ export async function checkPrerequisites(
     checkCgroups(options),
     checkSetpriv(searchPath),
     checkDiskLimits(searchPath),
-    checkEnterHelper(),
+    checkHelpers(),
   ]);
   const seccomp = checkSeccomp();
   const checks = [
@@ -417,7 +431,8 @@ export async function checkPrerequisites(
     bubblewrap,
     cgroups: cgroups.driver,
     diskLimits: diskLimits.ok,
-    enterHelper: helper.path,
+    enterHelper: helper.enter,
+    launchHelper: helper.launch,
     seccompFilter: seccomp.filter,
   };
 }

@@ -38,11 +38,16 @@ export interface BubblewrapDriverSettings {
 
 /**
  * The host a bubblewrap driver runs on, from the prerequisites' report (prerequisites.ts);
- * undefined without bwrap, the exec helper or a seccomp filter.
+ * undefined without bwrap, the exec and launch helpers or a seccomp filter.
  */
 export function runnerHostOf(report: PrerequisiteReport): RunnerHost | undefined {
-  const { bubblewrap, enterHelper, seccompFilter } = report;
-  if (bubblewrap === undefined || enterHelper === undefined || seccompFilter === undefined) {
+  const { bubblewrap, enterHelper, launchHelper, seccompFilter } = report;
+  if (
+    bubblewrap === undefined ||
+    enterHelper === undefined ||
+    launchHelper === undefined ||
+    seccompFilter === undefined
+  ) {
     return undefined;
   }
   return {
@@ -55,6 +60,7 @@ export function runnerHostOf(report: PrerequisiteReport): RunnerHost | undefined
     diskLimits: report.diskLimits,
     root: process.getuid?.() === 0,
     enterHelper,
+    launchHelper,
     seccompFilter,
   };
 }

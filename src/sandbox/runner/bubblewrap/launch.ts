@@ -18,6 +18,8 @@ export interface BwrapInfo {
 
 export interface LaunchSpec {
   readonly bwrap: BwrapInfo;
+  /** The built launch helper (native/cairn-launch.c): bwrap's parent, for as long as it runs. */
+  readonly launcher: string;
   readonly template: RunnerTemplate;
   /** The host directory bound read-write at /workspace. */
   readonly workspace: string;
@@ -42,7 +44,7 @@ function etcFilesOf(spec: LaunchSpec): Readonly<Record<string, string>> {
 }
 
 export interface LaunchedSandbox {
-  /** The bwrap process on the host. */
+  /** The launch helper on the host, bwrap's parent: it exits as bwrap did, once all is gone. */
   readonly process: ChildProcess;
   /** Host pid of the sandbox's first process (its pid 1): execs enter its namespaces. */
   readonly innerPid: number;
@@ -212,7 +214,15 @@ function isFolder(path: string): boolean {
 
 const keeper = "/usr/bin/sleep";
 
-/** Starts a sandbox: bwrap, as the sandbox's host uid, in its cgroup, running `sleep infinity`. */
+/**
+ * Starts a sandbox: bwrap, as the sandbox's host uid, in its cgroup, running `sleep infinity`,
+ * under the launch helper. bwrap's --die-with-parent leaves a gap: the sandbox's pid 1 sets its
+ * parent-death signal only once the sandbox is made, so a runner killed while a sandbox starts
+ * would leave that pid 1 and its command running, children of init. The helper is bwrap's
+ * parent and a child subreaper, and learns of the runner's end from its stdin, a pipe the
+ * kernel closes however the runner ends: it then kills bwrap and every process orphaned below
+ * it.
+ */
 export function launchSandbox(spec: LaunchSpec): Promise<LaunchedSandbox> {
   const dropPrivileges =
     spec.hostUid === undefined
@@ -220,8 +230,9 @@ export function launchSandbox(spec: LaunchSpec): Promise<LaunchedSandbox> {
       : ["setpriv", `--reuid=${spec.hostUid}`, `--regid=${spec.hostUid}`, "--clear-groups", "--"];
   const etcData = Object.values(etcFilesOf(spec));
   const child = spawn(
-    "/bin/sh",
+    spec.launcher,
     [
+      "/bin/sh",
       "-c",
       joinCgroupThenExec,
       "cairn-launch",
@@ -234,12 +245,14 @@ export function launchSandbox(spec: LaunchSpec): Promise<LaunchedSandbox> {
       "infinity",
     ],
     {
+      argv0: "cairn-launch",
       env: {
         PATH: "/usr/sbin:/usr/bin:/sbin:/bin",
         CAIRN_CGROUP_PROCS: spec.cgroupProcs.join(" "),
       },
       stdio: [
-        "ignore",
+        // Never written to nor ended: its end is the runner's (cairn-launch.c).
+        "pipe",
         "ignore",
         "pipe",
         "pipe",
@@ -251,6 +264,7 @@ export function launchSandbox(spec: LaunchSpec): Promise<LaunchedSandbox> {
       detached: true,
     },
   );
+  child.stdin?.on("error", () => undefined);
   const feeds: Array<[number, Uint8Array | string]> = [
     [fds.args, `${bwrapArguments(spec).join("\0")}\0`],
     [fds.seccomp, spec.filter],

@@ -20,6 +20,8 @@ export interface RunnerHost {
   readonly root: boolean;
   /** The built exec helper (enter-helper.ts), which starts every process in a sandbox. */
   readonly enterHelper: string;
+  /** The built launch helper (enter-helper.ts), the parent of every sandbox's bwrap. */
+  readonly launchHelper: string;
   /** The seccomp filter of every sandbox process (seccomp/filter.ts). */
   readonly seccompFilter: Uint8Array;
 }
@@ -192,6 +194,7 @@ export class SandboxLauncher {
       workspace = await this.disks.acquire(sizes.diskMB, { uid: owner, gid: owner }, extras.keepAt);
       const launched = await launchSandbox({
         bwrap: this.settings.host.bwrap,
+        launcher: this.settings.host.launchHelper,
         template,
         workspace: workspace.path,
         hostUid,

@@ -10,7 +10,7 @@ import { Sandbox } from "cairn-ai/sandbox";
 import type { ServerOptions } from "cairn-ai/server";
 import { afterEach, describe, expect, it, type TestContext } from "vitest";
 import type { Logger } from "../../src/core/logger.js";
-import { forwardToOwners } from "../../src/server/sandboxes/owner-forwarding.js";
+import { forwardToOwners, sandboxResource } from "../../src/server/sandboxes/owner-forwarding.js";
 import { openPostgres } from "../../src/server/store/postgres/connection.js";
 import { postgresClusterPerFile } from "../helpers/postgres-cluster.js";
 import { startTestServer, type TestServer } from "../server/helpers.js";
@@ -211,12 +211,16 @@ describe("an owner that accepts connections and never answers", () => {
     const server: Server = createHttpServer((_req, res) => res.writeHead(404).end());
     forwardToOwners(server, {
       runnerId: () => "runner-here",
-      isLocal: () => false,
-      locate: async () => ({
-        runnerId: "runner-silent",
-        url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
-        live: true,
-      }),
+      resources: [
+        sandboxResource(
+          () => false,
+          async () => ({
+            runnerId: "runner-silent",
+            url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+            live: true,
+          }),
+        ),
+      ],
       idleTimeoutMs: 200,
     });
     await new Promise<void>((listening) => server.listen(0, "127.0.0.1", listening));

@@ -6,9 +6,23 @@ import type {
   SandboxChangeListeners,
   SandboxDirectory,
 } from "../store/postgres/sandbox-directory.js";
-import { forwardToOwners } from "./owner-forwarding.js";
+import { forwardToOwners, type OwnedResource, sandboxResource } from "./owner-forwarding.js";
 import { defaultPresenceTimings, type PresenceTimings, RunnerPresence } from "./runner-presence.js";
 import type { SandboxService } from "./service.js";
+
+/** Other records this instance copies to the shared database as it runs them (its agents). */
+export interface InstanceCopies {
+  /** Starts copying, as the runner `runnerId` gives (registered by then). */
+  begin(runnerId: () => string): void;
+  settled(): Promise<void>;
+  close(): void;
+}
+
+/** What else than sandboxes runs on one instance: its copies, and the requests forwarded to it. */
+export interface OtherResources {
+  readonly copies: readonly InstanceCopies[];
+  readonly resources: readonly OwnedResource[];
+}
 
 /** This instance among the others on a shared database; `close` leaves them. */
 export interface InstanceMembership {
@@ -29,15 +43,17 @@ export async function joinInstances(
   url: string,
   timings: PresenceTimings,
   events: SandboxChangeListeners,
+  others: OtherResources = { copies: [], resources: [] },
 ): Promise<InstanceMembership> {
+  const { copies } = others;
+  const locate = (sandboxId: string) => directory.locate(sandboxId);
   if ("unavailable" in sandboxes || sandboxes.shared === undefined) {
     // Never registered: no sandbox names it, and it forwards everything it does not run.
     const id = randomUUID();
     await directory.listen(() => id, events);
     forwardToOwners(server, {
       runnerId: () => id,
-      isLocal: () => false,
-      locate: (sandboxId) => directory.locate(sandboxId),
+      resources: [sandboxResource(() => false, locate), ...others.resources],
     });
     return { close: async () => undefined };
   }
@@ -46,18 +62,22 @@ export async function joinInstances(
     runner.failAll(reason),
   );
   shared.mirror.begin(() => presence.id);
+  for (const each of copies) each.begin(() => presence.id);
   // Its own sandboxes' changes it tells itself; the others' come from the database.
   await directory.listen(() => presence.id, events);
   forwardToOwners(server, {
     runnerId: () => presence.id,
-    isLocal: (sandboxId) => store.byId(sandboxId) !== undefined,
-    locate: (sandboxId) => directory.locate(sandboxId),
+    resources: [
+      sandboxResource((sandboxId) => store.byId(sandboxId) !== undefined, locate),
+      ...others.resources,
+    ],
   });
   return {
     async close() {
       // After the runner stopped its sandboxes: their last records reach the directory first.
-      await shared.mirror.settled();
+      await Promise.all([shared.mirror.settled(), ...copies.map((each) => each.settled())]);
       shared.mirror.close();
+      for (const each of copies) each.close();
       await presence.close();
     },
   };

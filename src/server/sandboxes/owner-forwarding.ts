@@ -28,25 +28,61 @@ const connectTimeoutMs = 5000;
  */
 const defaultIdleTimeoutMs = 120_000;
 
+/** A kind of resource that runs on one instance, named by an id in its requests' paths. */
+export interface OwnedResource {
+  /** What it is called in messages: sandbox, agent, channel. */
+  readonly name: string;
+  /** The paths of its requests (as the router reads them): the first group is the id. */
+  readonly path: RegExp;
+  /** Whether a path's id is one of this kind's; any other is served here. */
+  readonly isId: (id: string) => boolean;
+  /** Whether this instance's own file has it (running or not). */
+  readonly isLocal: (id: string) => boolean;
+  /** Where it runs, from the shared directory. */
+  readonly locate: (id: string) => Promise<SandboxLocation | undefined>;
+  /** What becomes of it once its instance is found gone, for the 503's message. */
+  readonly whenGone: string;
+}
+
+/** Sandboxes: `/api/sandboxes/{id}…`. */
+export function sandboxResource(
+  isLocal: OwnedResource["isLocal"],
+  locate: OwnedResource["locate"],
+): OwnedResource {
+  return {
+    name: "sandbox",
+    path: /^\/api\/sandboxes\/([^/]+)/,
+    isId: isSandboxId,
+    isLocal,
+    locate,
+    whenGone: "the sandbox is marked failed",
+  };
+}
+
 export interface OwnerForwarding {
   /** This instance's runner id now. */
   readonly runnerId: () => string;
-  /** Whether this instance's own file has the sandbox (running or not). */
-  readonly isLocal: (sandboxId: string) => boolean;
-  /** Where a sandbox runs, from the shared directory. */
-  readonly locate: (sandboxId: string) => Promise<SandboxLocation | undefined>;
+  /** What is forwarded: the first whose path a request's matches decides. */
+  readonly resources: readonly OwnedResource[];
   /** How long a forwarded request may be silent both ways; default 120 s. */
   readonly idleTimeoutMs?: number;
 }
 
+/** The resource a request names, and its id. */
+interface Named {
+  readonly resource: OwnedResource;
+  readonly id: string;
+}
+
 /**
- * Sends every request for a sandbox that another live instance runs (`/api/sandboxes/{id}…`,
- * its exec WebSockets included) to that instance, as it came: method, path, headers and body
- * streamed both ways. The instance that runs the sandbox authenticates the request itself — its
- * sandbox tokens, exec tokens and signed URLs are its own — so forwarding happens before this
- * instance's middleware, and trusts nothing of the request. A request whose sandbox is here, is
- * unknown, or whose runner is gone is served here as usual (a gone runner's sandbox reads as
- * failed). A forwarded request is never forwarded again.
+ * Sends every request for a resource that another live instance runs (a sandbox:
+ * `/api/sandboxes/{id}…`, its exec WebSockets included; an agent; a channel) to that instance,
+ * as it came: method, path, headers and body streamed both ways. The instance that runs it
+ * authenticates the request itself — its sandbox tokens, exec tokens, signed URLs, agent web
+ * tokens and channel secrets are its own — so forwarding happens before this instance's
+ * middleware, and trusts nothing of the request. A request whose resource is here, is unknown,
+ * or whose runner is gone is served here as usual (a gone runner's sandbox reads as failed, its
+ * agent as crashed). A forwarded request is never forwarded again.
  *
  * The server's own `request` and `upgrade` listeners (the app's) are taken off and called by
  * this one for what stays here.
@@ -101,7 +137,7 @@ export function forwardToOwners(server: Server, forwarding: OwnerForwarding): vo
         return;
       }
       if ("misdirected" in owner) {
-        answerUnavailable(res, owner.sandboxId, misdirected);
+        answerUnavailable(res, owner.named, misdirected);
         return;
       }
       const agent = owner.url.startsWith("https:") ? agents["https:"] : agents["http:"];
@@ -123,7 +159,7 @@ export function forwardToOwners(server: Server, forwarding: OwnerForwarding): vo
         return;
       }
       if ("misdirected" in owner) {
-        answerUnavailable(socket, owner.sandboxId, misdirected);
+        answerUnavailable(socket, owner.named, misdirected);
         return;
       }
       proxy.ws(
@@ -152,71 +188,74 @@ const misdirected =
   "a request forwarded to the instance that runs it reached another instance: the URL that instance advertises (--advertise-url, CAIRN_ADVERTISE_URL) leads elsewhere";
 
 /**
- * The live instance, other than this one, that runs the request's sandbox; else undefined. A
+ * The live instance, other than this one, that runs the request's resource; else undefined. A
  * request forwarded here for another runner is `misdirected`.
  */
 async function ownerOf(
   req: IncomingMessage,
   forwarding: OwnerForwarding,
 ): Promise<
-  | (SandboxLocation & { sandboxId: string })
-  | { misdirected: true; sandboxId: string | undefined }
-  | undefined
+  (SandboxLocation & { named: Named }) | { misdirected: true; named: Named | undefined } | undefined
 > {
-  const sandboxId = sandboxIdOf(req.url ?? "");
+  const named = namedBy(req.url ?? "", forwarding.resources);
   if (req.headers[forwardedHeader] !== undefined) {
     const to = req.headers[forwardedToHeader];
     if (to === undefined || to === forwarding.runnerId()) return undefined;
     // Said once per runner, and only when the directory confirms it (anyone can send the
-    // headers); the answer is the same either way, so it tells nothing of the sandbox.
+    // headers); the answer is the same either way, so it tells nothing of the resource.
     const location =
-      sandboxId === undefined
+      named === undefined
         ? undefined
-        : await forwarding.locate(sandboxId).catch(() => undefined);
+        : await named.resource.locate(named.id).catch(() => undefined);
     if (location?.runnerId === to && !misdirectedSaid.has(to)) {
       misdirectedSaid.add(to);
       log.error(
-        `a request forwarded to the service instance of runner ${to} (sandbox ${sandboxId}) reached this one (runner ${forwarding.runnerId()}): the URL that instance advertises (--advertise-url, CAIRN_ADVERTISE_URL), ${location.url}, leads here; give each instance a URL that reaches it alone`,
+        `a request forwarded to the service instance of runner ${to} (${named?.resource.name} ${named?.id}) reached this one (runner ${forwarding.runnerId()}): the URL that instance advertises (--advertise-url, CAIRN_ADVERTISE_URL), ${location.url}, leads here; give each instance a URL that reaches it alone`,
       );
     }
-    return { misdirected: true, sandboxId };
+    return { misdirected: true, named };
   }
-  if (sandboxId === undefined || forwarding.isLocal(sandboxId)) return undefined;
+  if (named === undefined || named.resource.isLocal(named.id)) return undefined;
   try {
-    const location = await forwarding.locate(sandboxId);
+    const location = await named.resource.locate(named.id);
     if (location === undefined || !location.live || location.runnerId === forwarding.runnerId()) {
       return undefined;
     }
-    return { ...location, sandboxId };
+    return { ...location, named };
   } catch (error) {
     // The shared database out of reach: this instance answers (its own checks say so too).
-    log.warn(`could not look up where sandbox ${sandboxId} runs: ${(error as Error).message}`);
+    log.warn(
+      `could not look up where ${named.resource.name} ${named.id} runs: ${(error as Error).message}`,
+    );
     return undefined;
   }
 }
 
 /**
- * The sandbox id of a request target as the app routes it: the server adapter resolves dot
- * segments (`%2e` too) and takes an absolute-form target's path, and the router decodes the id;
- * the proxy sends the target resolved alike. Reading the raw target instead would forward
- * `/api/sandboxes/{a}/../{b}` to a's instance, which would answer for b.
+ * The resource and id a request target names, as the app routes it: the server adapter
+ * resolves dot segments (`%2e` too) and takes an absolute-form target's path, and the router
+ * decodes the id; the proxy sends the target resolved alike. Reading the raw target instead
+ * would forward `/api/sandboxes/{a}/../{b}` to a's instance, which would answer for b.
  */
-function sandboxIdOf(target: string): string | undefined {
+function namedBy(target: string, resources: readonly OwnedResource[]): Named | undefined {
   let path: string;
   try {
     path = new URL(target.startsWith("/") ? `http://cairn.invalid${target}` : target).pathname;
   } catch {
     return undefined;
   }
-  const segment = /^\/api\/sandboxes\/([^/]+)/.exec(path)?.[1];
-  if (segment === undefined) return undefined;
-  let id: string;
-  try {
-    id = decodeURIComponent(segment);
-  } catch {
-    return undefined;
+  for (const resource of resources) {
+    const segment = resource.path.exec(path)?.[1];
+    if (segment === undefined) continue;
+    let id: string;
+    try {
+      id = decodeURIComponent(segment);
+    } catch {
+      return undefined;
+    }
+    return resource.isId(id) ? { resource, id } : undefined;
   }
-  return isSandboxId(id) ? id : undefined;
+  return undefined;
 }
 
 /** The runners whose misdirected requests were logged (ids are new at each start). */
@@ -225,34 +264,42 @@ const misdirectedSaid = new Set<string>();
 /** The runners whose unreachability was logged (ids are new at each start: this stays small). */
 const unreachableSaid = new Set<string>();
 
-/** 503 with the API's error body: the instance that runs the sandbox does not answer. */
+/** 503 with the API's error body: the instance that runs the resource does not answer. */
 function answerUnreachable(
   to: ServerResponse | Duplex,
-  owner: SandboxLocation & { sandboxId: string },
+  owner: SandboxLocation & { named: Named },
   error: Error,
 ): void {
-  // Once per instance: until it is found gone, every request for its sandboxes fails alike.
+  const { resource, id } = owner.named;
+  // Once per instance: until it is found gone, every request for what it runs fails alike.
   if (!unreachableSaid.has(owner.runnerId)) {
     unreachableSaid.add(owner.runnerId);
     log.warn(
-      `could not forward requests for sandboxes of the instance at ${owner.url} (sandbox ${owner.sandboxId}): ${error.message}; they are answered 503 until it answers or is found gone`,
+      `could not forward requests for what the instance at ${owner.url} runs (${resource.name} ${id}): ${error.message}; they are answered 503 until it answers or is found gone`,
     );
   }
   // The other instance's address is for the log: callers (not yet authenticated) get none.
   answerUnavailable(
     to,
-    owner.sandboxId,
-    "it runs on another instance of the service, which does not answer; if that instance is gone, the sandbox is marked failed",
+    owner.named,
+    `it runs on another instance of the service, which does not answer; if that instance is gone, ${resource.whenGone}`,
   );
 }
 
 function answerUnavailable(
   to: ServerResponse | Duplex,
-  sandboxId: string | undefined,
+  named: Named | undefined,
   detail: string,
 ): void {
+  // A sandbox's 503 names it; an agent's or a channel's names it in the detail.
+  const sandbox = named?.resource.name === "sandbox";
   const apiError = toApiError(
-    new SandboxUnavailableError({ reason: "runner_unavailable", sandboxId, detail }),
+    new SandboxUnavailableError({
+      reason: "runner_unavailable",
+      sandboxId: sandbox ? named?.id : undefined,
+      detail:
+        sandbox || named === undefined ? detail : `${named.resource.name} ${named.id}: ${detail}`,
+    }),
   );
   const body = JSON.stringify({
     error: apiError?.code,

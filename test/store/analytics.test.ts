@@ -475,4 +475,45 @@ eachEngine("analytics", (engine) => {
       max_ms: 5000,
     });
   });
+
+  it("keeps every span of many transactions that fill and close parts of one cell at once", async (context) => {
+    const [first, second] = [await engine.open(context), await engine.openSecondClient()];
+    const durations = Array.from({ length: 12 * spansPerPart }, (_, index) => 1 + index / 10);
+    const spans = durations.map((ms, index) =>
+      spanAt(`2026-11-08T09:${String(index % 60).padStart(2, "0")}:00Z`, ms, {
+        trace_id: traceIdOf("e", index),
+        kind: "tool",
+        name: "lookup",
+        tags: ["hot"],
+      }),
+    );
+    // Each batch fills a part by itself, so that the transactions, each appending to a part
+    // of its own, close parts of the same cells at once and must number them apart.
+    const batches = Array.from({ length: 12 }, (_, batch) =>
+      batchOf(spans.slice(batch * spansPerPart, (batch + 1) * spansPerPart)),
+    );
+    const results = await Promise.all(
+      batches.flatMap((batch) => [
+        first.spans.ingest(project, batch),
+        second.spans.ingest(project, batch),
+      ]),
+    );
+    const total = batches.length * spansPerPart;
+    expect(results.reduce((sum, result) => sum + result.accepted, 0)).toBe(total);
+    const day = "period_start=2026-11-08&period_end=2026-11-08";
+    const hour = "from=2026-11-08T09:00:00Z&to=2026-11-08T10:00:00Z&interval=hour";
+    for (const store of [first, second]) {
+      for (const search of [day, `${day}&group_by=tag`, hour]) {
+        const report = await performanceOf(store, search);
+        expect(report.totals, search).toEqual(latencyOf(durations));
+        expect((await metricsOf(store, search)).totals.span_count, search).toBe(total);
+      }
+    }
+    // And the cells take more spans after, from one transaction at a time.
+    await first.spans.ingest(project, batchOf([spanAt("2026-11-08T09:30:00Z", 9000)]));
+    expect((await performanceOf(second, hour)).totals).toMatchObject({
+      span_count: total + 1,
+      max_ms: 9000,
+    });
+  });
 });

@@ -31,11 +31,20 @@ import type { PostgresTransaction } from "./retried-transaction.js";
 import { storableText } from "./storable-values.js";
 
 /**
- * Spans a cell's part 0 takes before it is closed (given the next part number): its
+ * Spans a cell's open part takes before it is closed (given a part number above 0): its
  * durations stay near 1.5 kB, so that the row stays under PostgreSQL's 2 kB threshold (neither
  * compressed nor stored apart), and an append rewrites no more.
  */
 export const spansPerPart = 360;
+
+/**
+ * Open parts a cell can have at once, one per transaction of a project adding to it at once:
+ * slot s appends to part -s (slot 0 to part 0, as one transaction at a time does), and the
+ * parts it closes are numbered s modulo this. Two ingests at once then never wait for each
+ * other's cells (the hour's and the day's, which every ingest of the moment adds to) until the
+ * first commits. Never change it: the numbers of closed parts depend on it.
+ */
+const openSlots = 16;
 
 /** A span this transaction stored, as the rollups read it. */
 export interface RollupSpan {
@@ -53,8 +62,11 @@ export interface RollupSpan {
  * them, with exactly the spans that transaction inserted (not the duplicates its ON CONFLICT
  * skipped), last, after the traces' rows: every transaction then locks spans, traces and
  * cells in that order, and the cells themselves in the order of their key, so that two
- * instances storing spans of the same hour wait for each other and never deadlock. Needs READ
- * COMMITTED (the default), under which each statement sees what committed before it.
+ * instances storing spans of the same hour never deadlock. Each transaction appends to the
+ * open parts of the first slot ({@link openSlots}) no other transaction of the project holds
+ * (an advisory lock until its commit), so that they do not wait for each other either; past
+ * the last slot, one is shared, and its rows' locks are waited for. Needs READ COMMITTED (the
+ * default), under which each statement sees what committed before it.
  */
 export async function updateAnalyticsRollups(
   transaction: PostgresTransaction,
@@ -89,14 +101,21 @@ export async function updateAnalyticsRollups(
   const rows = deltas.sorted();
   const of = <T>(value: (row: Delta) => T) => rows.map(value);
   // Booleans go as text: the driver would take an array of them for one boolean.
+  // The slot is taken in the statement that appends, the last moment: the slots of the
+  // transactions that committed meanwhile are free again, and most calls get slot 0.
   const full = await transaction<FullRow[]>`
+    WITH slot AS MATERIALIZED (
+      SELECT coalesce((
+        SELECT s FROM generate_series(0, ${openSlots - 1}::int4) AS s
+        WHERE pg_try_advisory_xact_lock(hashtextextended(${slotLockName(projectId)}, s))
+        LIMIT 1), pg_backend_pid() % ${openSlots}::int4) AS s)
     INSERT INTO analytics_cells AS c (project_id, tagged, hours, start_hour, cell, part, kind,
       service_name, name, model, version, tag, roots, spans, errors, prompt_tokens,
       completion_tokens, total_tokens, cost_usd, duration_us, durations)
-    SELECT ${projectId}, tagged, hours, start_hour, decode(cell, 'hex'), 0, kind, service_name,
-      name, model, version, tag, roots, spans, errors, prompt_tokens, completion_tokens,
-      total_tokens, cost_usd, duration_us, durations
-    FROM unnest(${of((row) => String(row.values.tagged))}::text[]::bool[],
+    SELECT ${projectId}, tagged, hours, start_hour, decode(cell, 'hex'), -slot.s, kind,
+      service_name, name, model, version, tag, roots, spans, errors, prompt_tokens,
+      completion_tokens, total_tokens, cost_usd, duration_us, durations
+    FROM slot, unnest(${of((row) => String(row.values.tagged))}::text[]::bool[],
       ${of((row) => row.hours)}::int2[], ${of((row) => row.startHour)}::int8[],
       ${of((row) => row.cell)}::text[],
       ${of((row) => row.values.kind)}::text[], ${of((row) => row.values.service)}::text[],
@@ -120,8 +139,13 @@ export async function updateAnalyticsRollups(
       cost_usd = c.cost_usd + excluded.cost_usd,
       duration_us = c.duration_us + excluded.duration_us,
       durations = c.durations || excluded.durations
-    RETURNING tagged, hours, start_hour, encode(cell, 'hex') AS cell, spans`;
+    RETURNING tagged, hours, start_hour, encode(cell, 'hex') AS cell, part, spans`;
   await closeFullParts(transaction, projectId, full);
+}
+
+/** The name whose hash, with a slot's number, keys the advisory lock of a project's slot. */
+function slotLockName(projectId: string): string {
+  return `cairn analytics slot ${projectId}`;
 }
 
 /**
@@ -441,13 +465,18 @@ interface FullRow {
   hours: number;
   start_hour: number;
   cell: string;
+  /** The open part: minus its slot. */
+  part: number;
   spans: number;
 }
 
 /**
- * Gives each part 0 that has reached {@link spansPerPart} the cell's next part number; the
- * next spans start a new part 0. This transaction holds those rows' locks since its upsert, so
- * no other closes them meanwhile, and it sees the parts that others closed before.
+ * Gives each open part that has reached {@link spansPerPart} a number above every part of its
+ * cell, and its slot modulo {@link openSlots}; the slot's next spans start a new open part.
+ * This transaction holds those rows' locks since its upsert, so no other closes them
+ * meanwhile, and it sees the parts that others closed before. Two transactions closing parts
+ * of one cell at once hold different slots, so their numbers differ; one slot's closes come one
+ * after the other, each seeing the last.
  */
 async function closeFullParts(
   transaction: PostgresTransaction,
@@ -456,15 +485,17 @@ async function closeFullParts(
 ): Promise<void> {
   const full = rows.filter((row) => row.spans >= spansPerPart);
   if (full.length === 0) return;
+  // The smallest number above the cell's highest part (and 0) that is the slot modulo openSlots.
   await transaction`
     UPDATE analytics_cells AS c SET part = (
-      SELECT max(p.part) + 1 FROM analytics_cells AS p
-      WHERE p.project_id = c.project_id AND p.tagged = c.tagged AND p.hours = c.hours
-        AND p.start_hour = c.start_hour AND p.cell = c.cell)
+      SELECT n + ((-c.part - n) % ${openSlots} + ${openSlots}) % ${openSlots}
+      FROM (SELECT greatest(max(p.part), 0) + 1 AS n FROM analytics_cells AS p
+        WHERE p.project_id = c.project_id AND p.tagged = c.tagged AND p.hours = c.hours
+          AND p.start_hour = c.start_hour AND p.cell = c.cell) AS highest)
     FROM unnest(${full.map((row) => String(row.tagged))}::text[]::bool[],
       ${full.map((row) => row.hours)}::int2[], ${full.map((row) => row.start_hour)}::int8[],
-      ${full.map((row) => row.cell)}::text[])
-      AS f (tagged, hours, start_hour, cell)
+      ${full.map((row) => row.cell)}::text[], ${full.map((row) => row.part)}::int4[])
+      AS f (tagged, hours, start_hour, cell, part)
     WHERE c.project_id = ${projectId} AND c.tagged = f.tagged AND c.hours = f.hours
-      AND c.start_hour = f.start_hour AND c.cell = decode(f.cell, 'hex') AND c.part = 0`;
+      AND c.start_hour = f.start_hour AND c.cell = decode(f.cell, 'hex') AND c.part = f.part`;
 }

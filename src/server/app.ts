@@ -184,6 +184,7 @@ export function createApp(parts: AppParts) {
           failures,
           policy: parts.channelPolicy ?? { hosts: new Map(), allowPrivate: false },
           isClosing: parts.isClosing,
+          mirror: parts.agents.shared,
         })
       : undefined;
   if (channels !== undefined) app.route("/", channels.incomingRoutes);

@@ -14,6 +14,7 @@ import { loadMasterKey } from "../sandbox/runner/secrets/master-key.js";
 import { Judge, type JudgeConfig, judgeFromEnvironment } from "../tracing/scoring/judge.js";
 import { isBuiltinScorer, scorerSlugPattern } from "../tracing/scoring/registry.js";
 import type { Scorer } from "../tracing/scoring/types.js";
+import { agentsAcrossInstances } from "./agents/agents-across-instances.js";
 import { type AgentOptions, agentRegistryURL, startAgentService } from "./agents/service.js";
 import { createApp } from "./app.js";
 import { apiKeyFile, resolveDataDir } from "./data-directory.js";
@@ -322,6 +323,7 @@ async function startParts(
             changed: (projectId, record) => events.sandboxChanged(projectId, record),
             reconnected: () => events.changesMissed(),
           },
+          agentsAcrossInstances(agents, db, directory),
         );
   let closed: Promise<void> | undefined;
   return withSandboxService(sandboxes, {

@@ -8,7 +8,8 @@ import { readJson } from "../http/read-json.js";
 import { parseInput } from "../sandboxes/input.js";
 import { checkCreate, checkPatch } from "./agent-checks.js";
 import type { AgentService } from "./service.js";
-import { agentRecord, isAgentId, type StoredAgent } from "./store.js";
+import { agentRecord, isAgentId, newAgentId, type StoredAgent } from "./store.js";
+import { agentNotReadyError } from "./turns.js";
 
 const flag = z
   .enum(["1", "0", "true", "false"], { error: "follow is 1 or 0 (true or false)" })
@@ -49,7 +50,23 @@ export function agentRoutes(service: AgentService, abortResponse: (c: Context) =
   app.use("/v1/agents", guard);
   app.use("/v1/agents/*", guard);
   if ("unavailable" in service) return app;
-  const { store, supervisor, logs } = service;
+  const { store, supervisor, logs, shared } = service;
+  // An agent that another instance runs, when the request was not forwarded there (that
+  // instance is gone): its record from the shared directory, and work on it refused.
+  const elsewhere = async (c: Context<{ Variables: AuthVariables }>, next: () => Promise<void>) => {
+    const id = c.req.param("id") ?? "";
+    const project = c.get("project") as AuthVariables["project"] | undefined;
+    if (shared === undefined || project === undefined || !isAgentId(id)) return await next();
+    if (store.get(project.id, id) !== undefined) return await next();
+    const found = await shared.directory.get(project.id, id);
+    if (found === undefined) return await next();
+    if (c.req.method === "GET" && c.req.path === `/v1/agents/${id}`) {
+      return c.json(agentRecord(found.agent));
+    }
+    throw found.live ? notForwardedError(id) : agentNotReadyError(found.agent);
+  };
+  app.use("/v1/agents/:id", elsewhere);
+  app.use("/v1/agents/:id/*", elsewhere);
 
   const context = (c: Context<{ Variables: AuthVariables }>) => ({
     projectId: c.get("project").id,
@@ -80,18 +97,43 @@ export function agentRoutes(service: AgentService, abortResponse: (c: Context) =
     .post("/v1/agents", async (c) => {
       const { name, config } = await checkCreate(context(c), await readJson(c.req.raw));
       const projectId = c.get("project").id;
-      const agent = store.insert(projectId, name, config);
+      const taken = new ApiError(
+        "conflict",
+        `this project has an agent named "${name}" already; choose another name, or change that one with PATCH /v1/agents/{id}`,
+      );
+      const given = { id: newAgentId(), createdAt: new Date().toISOString() };
+      // On a shared database the name is reserved for every instance first.
+      if (shared !== undefined) {
+        const reservation: StoredAgent = {
+          ...given,
+          projectId,
+          name,
+          config,
+          state: "starting",
+          sandboxId: undefined,
+          restarts: 0,
+          lastError: undefined,
+          tools: [],
+          updatedAt: given.createdAt,
+        };
+        if (!(await shared.directory.reserve(shared.runnerId(), reservation))) throw taken;
+      }
+      const agent = store.insert(projectId, name, config, given);
       if (agent === undefined) {
-        throw new ApiError(
-          "conflict",
-          `this project has an agent named "${name}" already; choose another name, or change that one with PATCH /v1/agents/{id}`,
-        );
+        await shared?.directory.remove(given.id);
+        throw taken;
       }
       logs.add(agent.id, "service", `created agent ${name}`);
       supervisor.start(projectId, agent.id);
+      await shared?.settled();
       return c.json(recordOf(agent), 201);
     })
-    .get("/v1/agents", (c) => c.json({ agents: store.list(c.get("project").id).map(agentRecord) }))
+    .get("/v1/agents", async (c) => {
+      const projectId = c.get("project").id;
+      const agents =
+        shared === undefined ? store.list(projectId) : await shared.directory.list(projectId);
+      return c.json({ agents: agents.map(agentRecord) });
+    })
     .get("/v1/agents/:id", (c) => c.json(recordOf(agentOf(c))))
     .patch("/v1/agents/:id", async (c) => {
       const agent = agentOf(c);
@@ -108,22 +150,27 @@ export function agentRoutes(service: AgentService, abortResponse: (c: Context) =
       if (modelChanged || config.instructions !== before.instructions) {
         await supervisor.restart(agent.projectId, agent.id, modelChanged);
       }
+      await shared?.settled();
       return c.json(recordOf(agent));
     })
     .delete("/v1/agents/:id", async (c) => {
       const agent = agentOf(c);
       await supervisor.remove(agent.projectId, agent.id);
       store.delete(agent.projectId, agent.id);
+      // Its name is free for every instance once this answers.
+      await shared?.settled();
       return c.body(null, 204);
     })
     .post("/v1/agents/:id/stop", async (c) => {
       const agent = agentOf(c);
       await supervisor.stop(agent.projectId, agent.id);
+      await shared?.settled();
       return c.json(recordOf(agent));
     })
-    .post("/v1/agents/:id/start", (c) => {
+    .post("/v1/agents/:id/start", async (c) => {
       const agent = agentOf(c);
       supervisor.start(agent.projectId, agent.id);
+      await shared?.settled();
       return c.json(recordOf(agent));
     })
     .get("/v1/agents/:id/logs", (c) => {
@@ -153,4 +200,16 @@ export function agentRoutes(service: AgentService, abortResponse: (c: Context) =
         },
       });
     });
+}
+
+/**
+ * 503 for an agent that another live instance runs, asked here without being forwarded (the
+ * shared database was out of reach when the request came, or it claimed to be forwarded).
+ */
+function notForwardedError(agentId: string): ApiError {
+  return new ApiError(
+    "sandbox_unavailable",
+    `agent ${agentId} runs on another instance of the service, which this request did not reach; send it again`,
+    { status: 503, details: { reason: "runner_unavailable" } },
+  );
 }

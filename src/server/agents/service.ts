@@ -3,7 +3,9 @@ import { ConfigurationError } from "../../core/errors/index.js";
 import { scrubPatterns } from "../../sandbox/runner/egress/scrub.js";
 import type { SandboxRunner } from "../../sandbox/runner/runner.js";
 import type { SandboxService } from "../sandboxes/service.js";
+import { AgentDirectory } from "../store/postgres/agent-directory.js";
 import type { SecretStores } from "../store/secret-vault.js";
+import { AgentMirror } from "./agent-mirror.js";
 import { ConversationStore } from "./conversation-store.js";
 import { AgentLogs } from "./logs.js";
 import { AgentStore } from "./store.js";
@@ -53,6 +55,11 @@ export type AgentService =
         readonly max: number;
         readonly default: number;
       };
+      /**
+       * On a shared database: every instance's agents (the directory), and the copies of this
+       * instance's there. Undefined on SQLite, where one service runs.
+       */
+      readonly shared: AgentMirror | undefined;
       /** Stops every agent's process and sandbox; their records keep their states. */
       close(): Promise<void>;
     }
@@ -95,7 +102,11 @@ export function startAgentService(
   const registry = agentRegistryURL(options.registry);
   const { corePath } = options;
   if ("unavailable" in sandboxes) return { unavailable: sandboxes.unavailable };
-  const store = new AgentStore(db);
+  const shared =
+    sandboxes.shared === undefined
+      ? undefined
+      : new AgentMirror(db, () => store, AgentDirectory.beside(sandboxes.shared.directory));
+  const store = new AgentStore(db, (id) => shared?.changed(id));
   const logs = new AgentLogs();
   const supervisor = new AgentSupervisor({
     runner: sandboxes.runner,
@@ -129,6 +140,7 @@ export function startAgentService(
     templates: sandboxes.templates,
     secretStores: sandboxes.secretStores,
     diskRangeMB: sandboxes.diskRangeMB,
+    shared,
     async close() {
       turns.close();
       await supervisor.close();

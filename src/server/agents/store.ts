@@ -49,7 +49,8 @@ export interface AgentStatePatch {
   readonly tools?: readonly AgentTool[];
 }
 
-interface AgentRow {
+/** An agents row, as both engines store it (the PostgreSQL copy casts restarts to a number). */
+export interface AgentRow {
   id: string;
   project_id: string;
   name: string;
@@ -102,12 +103,26 @@ export function agentRecord(agent: StoredAgent): AgentRecord {
 
 /** Agents, per project (the `agents` table of schema step 13). */
 export class AgentStore {
-  constructor(private readonly db: DatabaseSync) {}
+  constructor(
+    private readonly db: DatabaseSync,
+    /** Told of every agent written or deleted here (its copy in the shared database follows). */
+    private readonly changed: (id: string) => void = () => undefined,
+  ) {}
 
-  /** Adds an agent in state `starting`; undefined when the project has one of that name. */
-  insert(projectId: string, name: string, config: AgentConfig): StoredAgent | undefined {
-    const now = new Date().toISOString();
-    const id = newAgentId();
+  /**
+   * Adds an agent in state `starting` (under the id and time given: reserved in the shared
+   * database first); undefined when the project has one of that name.
+   */
+  insert(
+    projectId: string,
+    name: string,
+    config: AgentConfig,
+    given: { readonly id: string; readonly createdAt: string } = {
+      id: newAgentId(),
+      createdAt: new Date().toISOString(),
+    },
+  ): StoredAgent | undefined {
+    const { id, createdAt: now } = given;
     const result = this.db
       .prepare(
         `INSERT OR IGNORE INTO agents (id, project_id, name, config, state, restarts, tools,
@@ -115,21 +130,37 @@ export class AgentStore {
          VALUES (?, ?, ?, ?, 'starting', 0, '[]', ?, ?)`,
       )
       .run(id, projectId, name, JSON.stringify(config), now, now);
-    return result.changes === 1 ? this.get(projectId, id) : undefined;
+    if (result.changes !== 1) return undefined;
+    this.changed(id);
+    return this.get(projectId, id);
+  }
+
+  /** An agent of any project (for its copy in the shared database). */
+  byId(id: string): StoredAgent | undefined {
+    const row = this.db.prepare("SELECT * FROM agents WHERE id = ?").get(id) as
+      | AgentRow
+      | undefined;
+    return row === undefined ? undefined : agentFromRow(row);
+  }
+
+  /** Every agent's id, of every project. */
+  ids(): string[] {
+    const rows = this.db.prepare("SELECT id FROM agents").all() as Array<{ id: string }>;
+    return rows.map((row) => row.id);
   }
 
   get(projectId: string, id: string): StoredAgent | undefined {
     const row = this.db
       .prepare("SELECT * FROM agents WHERE project_id = ? AND id = ?")
       .get(projectId, id) as AgentRow | undefined;
-    return row === undefined ? undefined : fromRow(row);
+    return row === undefined ? undefined : agentFromRow(row);
   }
 
   list(projectId: string): StoredAgent[] {
     const rows = this.db
       .prepare("SELECT * FROM agents WHERE project_id = ? ORDER BY created_at, id")
       .all(projectId) as unknown as AgentRow[];
-    return rows.map(fromRow);
+    return rows.map(agentFromRow);
   }
 
   /** Every agent of every project whose process should run: all but the stopped ones. */
@@ -137,7 +168,7 @@ export class AgentStore {
     const rows = this.db
       .prepare("SELECT * FROM agents WHERE state != 'stopped' ORDER BY created_at, id")
       .all() as unknown as AgentRow[];
-    return rows.map(fromRow);
+    return rows.map(agentFromRow);
   }
 
   /** Replaces the config; undefined when there is no such agent. */
@@ -145,6 +176,7 @@ export class AgentStore {
     this.db
       .prepare("UPDATE agents SET config = ?, updated_at = ? WHERE project_id = ? AND id = ?")
       .run(JSON.stringify(config), new Date().toISOString(), projectId, id);
+    this.changed(id);
     return this.get(projectId, id);
   }
 
@@ -170,6 +202,7 @@ export class AgentStore {
         projectId,
         id,
       );
+    this.changed(id);
     return this.get(projectId, id);
   }
 
@@ -178,11 +211,13 @@ export class AgentStore {
     const result = this.db
       .prepare("DELETE FROM agents WHERE project_id = ? AND id = ?")
       .run(projectId, id);
-    return result.changes === 1;
+    if (result.changes !== 1) return false;
+    this.changed(id);
+    return true;
   }
 }
 
-function fromRow(row: AgentRow): StoredAgent {
+export function agentFromRow(row: AgentRow): StoredAgent {
   return {
     id: row.id,
     projectId: row.project_id,

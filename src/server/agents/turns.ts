@@ -16,7 +16,7 @@ import {
   conversationTitle,
 } from "./conversation-store.js";
 import { SecretScrub } from "./secret-scrub.js";
-import type { AgentStore } from "./store.js";
+import type { AgentStore, StoredAgent } from "./store.js";
 import type { SpanSink } from "./turn-trace.js";
 
 /** The turns of agents' conversations, as the channels (and the messages route) start them. */
@@ -80,12 +80,7 @@ export class AgentTurnService implements AgentTurns {
     }
     const connection =
       agent.state === "ready" ? this.options.connection(projectId, agentId) : undefined;
-    if (connection === undefined) {
-      throw new ApiError(
-        "agent_not_ready",
-        `agent ${agent.name} is ${agent.state === "ready" ? "restarting" : agent.state}${agent.lastError === undefined ? "" : ` (${agent.lastError})`}; ${agent.state === "stopped" ? `start it with POST /v1/agents/${agentId}/start` : "send the message again once its state is ready (GET /v1/agents/{id})"}`,
-      );
-    }
+    if (connection === undefined) throw agentNotReadyError(agent);
     const { conversations } = this.options;
     let conversationId = input.conversationId;
     if (conversationId !== undefined) {
@@ -218,4 +213,12 @@ function userChat(content: string, attachments: readonly AgentAttachment[]): Ope
     );
   }
   return { role: "user", content: parts };
+}
+
+/** 409 agent_not_ready: the agent takes no message now, said by its state and last error. */
+export function agentNotReadyError(agent: StoredAgent): ApiError {
+  return new ApiError(
+    "agent_not_ready",
+    `agent ${agent.name} is ${agent.state === "ready" ? "restarting" : agent.state}${agent.lastError === undefined ? "" : ` (${agent.lastError})`}; ${agent.state === "stopped" ? `start it with POST /v1/agents/${agent.id}/start` : "send the message again once its state is ready (GET /v1/agents/{id})"}`,
+  );
 }

@@ -92,6 +92,7 @@ export function channelRoutes(parts: ChannelParts, agents: ChannelAgents) {
       if (type === "web") {
         const request = parseInput(createWebChannelRequestSchema, await optionalJson(c.req.raw));
         const { channel, token } = parts.channels.createWeb(projectId, agentId, request);
+        await parts.settled();
         const view = channelView(channel, base) as Extract<AgentChannel, { type: "web" }>;
         return c.json({ channel: view, url: view.url, token, expiresAt: view.expiresAt }, 201);
       }
@@ -103,6 +104,8 @@ export function channelRoutes(parts: ChannelParts, agents: ChannelAgents) {
         }
         const secret = `whsec_${randomBytes(32).toString("base64url")}`;
         const channel = parts.channels.createSigned(projectId, agentId, "webhook", request, secret);
+        // Every instance forwards its URL's requests here once this answers.
+        await parts.settled();
         const view = channelView(channel, base);
         return c.json({ channel: view, url: view.url, secret }, 201);
       }
@@ -131,6 +134,7 @@ export function channelRoutes(parts: ChannelParts, agents: ChannelAgents) {
         config,
         signingSecret,
       );
+      await parts.settled();
       const view = channelView(channel, base);
       return c.json({ channel: view, url: view.url }, 201);
     })
@@ -142,7 +146,7 @@ export function channelRoutes(parts: ChannelParts, agents: ChannelAgents) {
       const channels = parts.channels.list(projectId, agentId);
       return c.json({ channels: channels.map((channel) => channelView(channel, base)) });
     })
-    .delete("/v1/agents/:id/channels/:channelId", (c) => {
+    .delete("/v1/agents/:id/channels/:channelId", async (c) => {
       const projectId = c.get("project").id;
       const agentId = c.req.param("id");
       requireAgent(projectId, agentId);
@@ -154,6 +158,7 @@ export function channelRoutes(parts: ChannelParts, agents: ChannelAgents) {
         );
       }
       parts.turns.stopChannel(channelId);
+      await parts.settled();
       return c.body(null, 204);
     });
 }

@@ -54,6 +54,24 @@ function toChannel(row: ChannelRow): StoredChannel {
   } as StoredChannel;
 }
 
+/** Whether `input` is a channel id as the store makes them. */
+export function isChannelId(input: string): boolean {
+  return channelIdPattern.test(input);
+}
+
+/** Whether this file has a channel of that id (of any project). */
+export function hasChannel(db: DatabaseSync, channelId: string): boolean {
+  return db.prepare("SELECT 1 FROM agent_channels WHERE id = ?").get(channelId) !== undefined;
+}
+
+/** Every channel of an agent, oldest first (for their copy in the shared database). */
+export function agentChannelsOf(db: DatabaseSync, agentId: string): StoredChannel[] {
+  const rows = db
+    .prepare("SELECT * FROM agent_channels WHERE agent_id = ? ORDER BY created_at, id")
+    .all(agentId) as unknown as ChannelRow[];
+  return rows.map(toChannel);
+}
+
 /**
  * Agent channels (agent_channels), the web tokens (as their SHA-256, agent_channel_tokens) and
  * signing secrets (sealed by the vault, agent_channel_secrets) that go with them, and the event
@@ -63,6 +81,8 @@ export class ChannelStore {
   constructor(
     private readonly db: DatabaseSync,
     private readonly vault: Pick<SecretStores, "setChannelSecret" | "channelSecret">,
+    /** Told of the agent whose channels changed here (their copy in the shared database follows). */
+    private readonly changed: (agentId: string) => void = () => undefined,
   ) {}
 
   /** Whether `value` has a web token's shape (and so is no API key to look up). */
@@ -89,6 +109,7 @@ export class ChannelStore {
         .run(hashToken(token), created.id);
       return created;
     });
+    this.changed(agentId);
     return { channel, token };
   }
 
@@ -101,11 +122,13 @@ export class ChannelStore {
     secret: string,
     now = new Date(),
   ): StoredChannel {
-    return transaction(this.db, () => {
-      const channel = this.insert(projectId, agentId, type, config, now);
-      this.vault.setChannelSecret(projectId, channel.id, secret);
-      return channel;
+    const channel = transaction(this.db, () => {
+      const created = this.insert(projectId, agentId, type, config, now);
+      this.vault.setChannelSecret(projectId, created.id, secret);
+      return created;
     });
+    this.changed(agentId);
+    return channel;
   }
 
   /** An agent's channels, oldest first. */
@@ -132,7 +155,9 @@ export class ChannelStore {
     const result = this.db
       .prepare("DELETE FROM agent_channels WHERE project_id = ? AND agent_id = ? AND id = ?")
       .run(projectId, agentId, channelId);
-    return result.changes === 1;
+    if (result.changes !== 1) return false;
+    this.changed(agentId);
+    return true;
   }
 
   /** The web channel of a token that exists and has not expired; else undefined. */

@@ -5,6 +5,7 @@ import type { FailedAuthentications } from "../../http/auth.js";
 import type { Caller } from "../../store/projects.js";
 import { type SecretStores, SecretVault, sqliteSecretStores } from "../../store/secret-vault.js";
 import type { ProjectRepository } from "../../store/store.js";
+import type { AgentMirror } from "../agent-mirror.js";
 import type { AgentTurns } from "../turns.js";
 import { type ChannelAgents, channelRoutes } from "./channel-routes.js";
 import { ChannelStore } from "./channel-store.js";
@@ -32,6 +33,8 @@ export interface AgentChannelsOptions {
   readonly retryDelaysMs?: readonly number[] | undefined;
   /** True once the service is closing: turns end, and no more replies are sent or tried. */
   readonly isClosing?: (() => boolean) | undefined;
+  /** On a shared database: the copies of this instance's agents, their channels' ids with them. */
+  readonly mirror?: Pick<AgentMirror, "changed" | "settled"> | undefined;
 }
 
 /** The channels of managed agents (issue 15): web, webhook and Slack. */
@@ -52,7 +55,8 @@ export interface AgentChannels {
 export function agentChannels(options: AgentChannelsOptions): AgentChannels {
   const vault =
     options.vault instanceof SecretVault ? sqliteSecretStores(options.vault) : options.vault;
-  const channels = new ChannelStore(options.db, vault);
+  const { mirror } = options;
+  const channels = new ChannelStore(options.db, vault, (agentId) => mirror?.changed(agentId));
   const isClosing = options.isClosing ?? (() => false);
   const turns = new ChannelTurns(options.turns, isClosing);
   const parts: ChannelParts = {
@@ -60,6 +64,7 @@ export function agentChannels(options: AgentChannelsOptions): AgentChannels {
     turns,
     vault,
     failures: options.failures,
+    settled: () => mirror?.settled() ?? Promise.resolve(),
     replies: { policy: options.policy, retryDelaysMs: options.retryDelaysMs, isClosing },
   };
   return {

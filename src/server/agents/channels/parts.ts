@@ -12,4 +12,6 @@ export interface ChannelParts {
   /** Failed signatures count with failed keys, per client address. */
   readonly failures: FailedAuthentications;
   readonly replies: ReplyOptions;
+  /** Resolves once the channels changed here are copied to the shared database (if any). */
+  readonly settled: () => Promise<void>;
 }

@@ -1,4 +1,5 @@
 import { ConfigurationError } from "../../../core/errors/index.js";
+import { agentDirectorySchema } from "./agent-directory-schema.js";
 import type { PostgresSql } from "./connection.js";
 import { initialSchema } from "./initial-schema.js";
 import { rateLimitsSchema } from "./rate-limits-schema.js";
@@ -16,6 +17,8 @@ const steps: readonly string[] = [
   runnerDirectorySchema,
   // The rate limits' token buckets, shared by every instance (rate-limits-schema.ts).
   rateLimitsSchema,
+  // A copy of each agent's record and channels, and the runner that runs it (agent-directory-schema.ts).
+  agentDirectorySchema,
 ];
 
 /** The version a database has once every step is applied. */

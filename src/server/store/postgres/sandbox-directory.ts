@@ -49,9 +49,10 @@ const liveStatuses = ["creating", "running", "stopping"];
  */
 export class SandboxDirectory {
   constructor(
-    private readonly sql: PostgresSql,
+    /** The shared database (the directories of other resources, agent-directory.ts, read it too). */
+    readonly sql: PostgresSql,
     /** How long a runner may go without a heartbeat before it counts as gone. */
-    private readonly staleAfterMs: number,
+    readonly staleAfterMs: number,
   ) {}
 
   async register(runnerId: string, url: string): Promise<void> {

@@ -15,6 +15,7 @@ import {
   postSlackEvent,
   postWebhook,
   type Receiver,
+  signWebhook,
   slackEventCallback,
   startFakeSlack,
   startReceiver,
@@ -226,6 +227,19 @@ describe("an agent on one of two instances that share a PostgreSQL database", ()
     expect((await postWebhook(webhook.url, secret, { id: "w-1", text: "replayed" })).status).toBe(
       401,
     );
+    // Rightly signed, but claiming to come from another instance: B serves it itself, and B
+    // has no such channel; the agent is not reached (its next reply is the Slack one below).
+    const forgedBody = JSON.stringify({ id: "w-3", text: "forged" });
+    const forgedHook = await fetch(webhook.url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "cairn-signature": signWebhook(secret, forgedBody),
+        "x-cairn-forwarded-by": "instance",
+      },
+      body: forgedBody,
+    });
+    expect(forgedHook.status).toBe(401);
 
     // A Slack channel's event sent to B: verified by A, answered in its thread.
     const slackChannel = await attach(
@@ -247,6 +261,7 @@ describe("an agent on one of two instances that share a PostgreSQL database", ()
       channel: "C42",
       text: "echo: through B?",
     });
+    expect(hooks.received.map((each) => JSON.parse(each.body).text)).toEqual(["echo: via B"]);
     expect((await postSlackEvent(slackChannel.url, "wrong-secret", event)).status).toBe(401);
 
     // Stopped through B: A stops it, and both say so at once.

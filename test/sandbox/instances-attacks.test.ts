@@ -6,47 +6,13 @@
 
 import { createServer as createHttpServer, request, type Server } from "node:http";
 import { type AddressInfo, connect, createServer as createTcpServer, type Socket } from "node:net";
-import { Sandbox } from "cairn-ai/sandbox";
-import type { ServerOptions } from "cairn-ai/server";
-import { afterEach, describe, expect, it, type TestContext } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Logger } from "../../src/core/logger.js";
 import { forwardToOwners, sandboxResource } from "../../src/server/sandboxes/owner-forwarding.js";
 import { openPostgres } from "../../src/server/store/postgres/connection.js";
-import { postgresClusterPerFile } from "../helpers/postgres-cluster.js";
-import { startTestServer, type TestServer } from "../server/helpers.js";
-import { testSandboxOptions, whySandboxesCannotRun } from "./helpers.js";
+import { apiKey, instancesSuite } from "./instances-helpers.js";
 
-const clusterFor = postgresClusterPerFile();
-const apiKey = "instances-key-0123456789";
-const presence = { heartbeatMs: 100, staleAfterMs: 1500 };
-const cleanups: Array<() => Promise<void> | void> = [];
-
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-/**
- * A new database on the file's cluster, and a way to start instances on it (each with `common`
- * and its own options); the test is skipped where PostgreSQL or sandboxes are missing.
- */
-async function oneDatabase(context: TestContext, common: ServerOptions = {}) {
-  const missing = await whySandboxesCannotRun();
-  if (missing !== undefined) context.skip(missing);
-  const database = await clusterFor(context).createDatabase();
-  const start = async (own: ServerOptions = {}): Promise<TestServer> => {
-    const options = { sandboxes: testSandboxOptions, presence, ...common, ...own };
-    const t = await startTestServer({ ...options, database, apiKey });
-    cleanups.push(() => t.stop());
-    return t;
-  };
-  return { database, start };
-}
-
-async function sandboxOn(t: TestServer): Promise<Sandbox> {
-  const created = await Sandbox.create({ endpoint: t.server.url, apiKey });
-  cleanups.push(async () => void (await created.kill().catch(() => undefined)));
-  return created;
-}
+const { cleanups, oneDatabase, sandboxOn } = instancesSuite();
 
 interface RawAnswer {
   status: number;

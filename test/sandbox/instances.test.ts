@@ -3,51 +3,17 @@
 // reaches another instance is forwarded there (HTTP and the exec WebSocket); an instance that
 // vanishes leaves its sandboxes failed. Real instances, a real cluster, real sandboxes.
 
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { Sandbox } from "cairn-ai/sandbox";
-import type { ServerOptions } from "cairn-ai/server";
-import { afterEach, describe, expect, it, type TestContext } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openPostgres } from "../../src/server/store/postgres/connection.js";
-import { postgresClusterPerFile } from "../helpers/postgres-cluster.js";
 import { addProject, startTestServer, type TestServer } from "../server/helpers.js";
 import { eventStreams, type Received } from "../server/project-event-helpers.js";
-import { testSandboxOptions, whySandboxesCannotRun } from "./helpers.js";
+import { testSandboxOptions } from "./helpers.js";
+import { startInstanceProcess } from "./instance-process.js";
+import { apiKey, instancesSuite, masterKey, presence } from "./instances-helpers.js";
 
-const clusterFor = postgresClusterPerFile();
+const { cleanups, oneDatabase, sandboxOn } = instancesSuite();
 const streams = eventStreams();
-const apiKey = "instances-key-0123456789";
-const fixture = fileURLToPath(new URL("../fixtures/sandbox/instance.ts", import.meta.url));
-/** Quick heartbeats, so that a vanished instance is found in about a second. */
-const presence = { heartbeatMs: 100, staleAfterMs: 1500 };
-const cleanups: Array<() => Promise<void> | void> = [];
-
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-/** A database on the file's cluster, or the test skipped (no PostgreSQL, no sandboxes). */
-async function sharedDatabase(context: TestContext): Promise<string> {
-  const missing = await whySandboxesCannotRun();
-  if (missing !== undefined) context.skip(missing);
-  return await clusterFor(context).createDatabase();
-}
-
-async function instance(database: string, options: ServerOptions = {}): Promise<TestServer> {
-  const t = await startTestServer({
-    database,
-    apiKey,
-    sandboxes: testSandboxOptions,
-    presence,
-    ...options,
-  });
-  cleanups.push(() => t.stop());
-  return t;
-}
 
 function connection(t: TestServer) {
   return { endpoint: t.server.url, apiKey };
@@ -65,11 +31,10 @@ async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean
 
 describe("a sandbox on one of two instances that share a PostgreSQL database", () => {
   it("is listed, read, run, written and stopped through the other instance", async (context) => {
-    const database = await sharedDatabase(context);
-    const a = await instance(database);
-    const b = await instance(database);
-    const created = await Sandbox.create({ ...connection(a), tags: { team: "search" } });
-    cleanups.push(async () => void (await created.kill().catch(() => undefined)));
+    const { start } = await oneDatabase(context);
+    const a = await start();
+    const b = await start();
+    const created = await sandboxOn(a, { tags: { team: "search" } });
 
     // B has no such sandbox of its own: it reads A's, lists it, and sums its usage.
     const record = await b.call("GET", `/api/sandboxes/${created.id}`);
@@ -132,11 +97,10 @@ describe("a sandbox on one of two instances that share a PostgreSQL database", (
   });
 
   it("is refused through the other instance to another project's key, a forged forward and no key", async (context) => {
-    const database = await sharedDatabase(context);
-    const a = await instance(database);
-    const b = await instance(database);
-    const created = await Sandbox.create(connection(a));
-    cleanups.push(async () => void (await created.kill().catch(() => undefined)));
+    const { start } = await oneDatabase(context);
+    const a = await start();
+    const b = await start();
+    const created = await sandboxOn(a);
     const otherKey = "other-project-key-0123456789";
     await addProject(b, "other", otherKey);
 
@@ -163,9 +127,9 @@ describe("a sandbox on one of two instances that share a PostgreSQL database", (
 
 describe("the live events of one instance", () => {
   it("tell of the sandboxes created, re-tagged and stopped through another, once each", async (context) => {
-    const database = await sharedDatabase(context);
-    const a = await instance(database);
-    const b = await instance(database);
+    const { start } = await oneDatabase(context);
+    const a = await start();
+    const b = await start();
     const onB = await streams.opened(b);
     const created = await Sandbox.create(connection(a));
     const isSandbox = (status: string) => (event: Received) =>
@@ -187,8 +151,7 @@ describe("the live events of one instance", () => {
     // A stream of another project hears none of it.
     await addProject(b, "other", "other-project-key-0123456789");
     const other = await streams.opened(b, { key: "other-project-key-0123456789" });
-    const again = await Sandbox.create(connection(a));
-    cleanups.push(async () => void (await again.kill().catch(() => undefined)));
+    const again = await sandboxOn(a);
     await onB.until(
       (event) => event.event === "sandbox" && event.data.id === again.id,
       "the second sandbox",
@@ -199,40 +162,17 @@ describe("the live events of one instance", () => {
 
 describe("an instance that vanishes", () => {
   it("leaves its sandboxes failed, and answers 503 for them until it is found gone", async (context) => {
-    const database = await sharedDatabase(context);
-    const b = await instance(database);
-    const folder = mkdtempSync(join(tmpdir(), "cairn-instance-"));
-    const child: ChildProcess = spawn(
-      process.execPath,
-      [
-        "--import",
-        "tsx",
-        fixture,
-        folder,
-        JSON.stringify({ database, apiKey, presence, sandboxes: testSandboxOptions }),
-      ],
-      { stdio: ["ignore", "pipe", "pipe"] },
-    );
-    const exited = once(child, "exit");
-    cleanups.push(async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill("SIGKILL");
-        await exited;
-      }
-      rmSync(folder, { recursive: true, force: true });
+    const { database, start } = await oneDatabase(context);
+    const b = await start();
+    const vanishing = await startInstanceProcess({
+      database,
+      apiKey,
+      masterKey,
+      presence,
+      sandboxes: testSandboxOptions,
     });
-    let output = "";
-    child.stdout?.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.stderr?.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    const url = await eventually(
-      async () => /ready (\S+)\n/.exec(output)?.[1],
-      (found) => found !== undefined || child.exitCode !== null,
-    );
-    if (url === undefined) throw new Error(`the instance did not start: ${output}`);
+    cleanups.push(() => vanishing.remove());
+    const { url } = vanishing;
     const created = await Sandbox.create({ endpoint: url, apiKey });
     expect(
       (await (await b.call("GET", `/api/sandboxes/${created.id}`)).json()) as object,
@@ -240,8 +180,7 @@ describe("an instance that vanishes", () => {
       status: "running",
     });
 
-    child.kill("SIGKILL");
-    await exited;
+    await vanishing.kill();
     // Until the others find it gone: 503 with Retry-After, never a hang or a 500.
     const answers = new Set<number>();
     const failed = await eventually(
@@ -276,9 +215,9 @@ describe("an instance that vanishes", () => {
   }, 60_000);
 
   it("that was judged gone while it ran fails its sandboxes too, and registers again", async (context) => {
-    const database = await sharedDatabase(context);
-    const a = await instance(database);
-    const created = await Sandbox.create(connection(a));
+    const { database, start } = await oneDatabase(context);
+    const a = await start();
+    const created = await sandboxOn(a);
     const sql = await openPostgres(database, { maxConnections: 1 });
     cleanups.push(() => sql.end());
     // What another instance does to a runner it finds stale (a long pause of A, say).
@@ -293,9 +232,8 @@ describe("an instance that vanishes", () => {
     );
     expect(record.status).toBe("failed");
     // A registered again, under a new id, and a new sandbox on it is reached through B.
-    const again = await Sandbox.create(connection(a));
-    cleanups.push(async () => void (await again.kill().catch(() => undefined)));
-    const b = await instance(database);
+    const again = await sandboxOn(a);
+    const b = await start();
     const throughB = await Sandbox.connect(again.id, connection(b));
     expect((await throughB.run(["echo", "back"])).stdout).toBe("back\n");
     const runners = await sql`SELECT count(*)::int AS count FROM runners`;

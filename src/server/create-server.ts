@@ -24,6 +24,7 @@ import { clientKey } from "./http/client-address.js";
 import { defaultRateLimit, type RateLimitOptions } from "./http/rate-limit.js";
 import { ingestWorkerCount } from "./ingest/worker-ingester.js";
 import { openStore } from "./open-store.js";
+import { forwardingKey, verifiedAddress } from "./sandboxes/forwarded-address.js";
 import { type SandboxOptions, startSandboxService } from "./sandboxes/index.js";
 import { advertisedUrl, joinInstances, presenceTimingsOf } from "./sandboxes/instances.js";
 import type { PresenceTimings } from "./sandboxes/runner-presence.js";
@@ -241,6 +242,7 @@ async function startParts(
   );
   finishInterruptedRotation(db, dataDir);
   const masterKey = loadMasterKey(dataDir, options.masterKey ?? environment("masterKey"));
+  const addressKey = forwardingKey(masterKey.key);
   const secretStores = opening.openVault(masterKey);
   for (const warning of await secretStores.otherKeyWarnings()) log.warn(warning);
   // On a shared database, every instance's sandboxes are listed there.
@@ -282,7 +284,13 @@ async function startParts(
     rateLimit: options.rateLimit ?? defaultRateLimit,
     failedAuthLimit: options.failedAuthLimit,
     rateLimits: opening.rateLimits,
-    clientAddress: (c) => clientKey(getConnInfo(c).remote.address ?? "unknown"),
+    // A request another instance forwarded says whose it is, with a proof only instances make.
+    clientAddress: (c) =>
+      clientKey(
+        verifiedAddress(addressKey, c.req.raw.headers) ??
+          getConnInfo(c).remote.address ??
+          "unknown",
+      ),
     abortResponse: (c) => (c.env as HttpBindings).outgoing.destroy(),
     isClosing: () => closing,
   });
@@ -313,18 +321,18 @@ async function startParts(
   const membership =
     directory === undefined
       ? undefined
-      : await joinInstances(
-          server,
+      : await joinInstances(server, {
           directory,
           sandboxes,
-          advertisedUrl(settings.advertiseUrl, host, address.port),
-          settings.presence,
-          {
+          url: advertisedUrl(settings.advertiseUrl, host, address.port),
+          timings: settings.presence,
+          events: {
             changed: (projectId, record) => events.sandboxChanged(projectId, record),
             reconnected: () => events.changesMissed(),
           },
-          agentsAcrossInstances(agents, db, directory),
-        );
+          others: agentsAcrossInstances(agents, db, directory),
+          addressKey,
+        });
   let closed: Promise<void> | undefined;
   return withSandboxService(sandboxes, {
     url: `http://${urlHost}:${address.port}`,

@@ -239,12 +239,10 @@ describe("an owner that accepts connections and never answers", () => {
 });
 
 describe("failed authentications through the other instance", () => {
-  // Known problem (see the report of this test's commit): the owner counts a forwarded
-  // request's failures against the forwarding instance's address, the only one it sees. A
-  // client that sends wrong keys through B gets B's address refused everywhere, and with it
-  // every other client whose requests B forwards. The fix needs the owner to trust the client
-  // address the forwarder gives (create-server.ts's clientAddress); until then this fails.
-  it.fails("are counted against the client's address, not the forwarding instance's", async (context) => {
+  // The owner sees only the forwarding instance's address. Without the client's address,
+  // proven with the instances' shared key (forwarded-address.ts), a client sending wrong keys
+  // through B would get B's address refused, and every other client B forwards with it.
+  it("are counted against the client's address, not the forwarding instance's", async (context) => {
     // A token every 1000 s: nothing refills while the test runs.
     const failedAuthLimit = { requestsPerSecond: 0.001, burst: 3 };
     const { start } = await oneDatabase(context, { failedAuthLimit });

@@ -24,6 +24,25 @@ export interface OtherResources {
   readonly resources: readonly OwnedResource[];
 }
 
+/** What {@link joinInstances} needs. */
+export interface JoiningInstances {
+  /** The shared directory of runners and their sandboxes. */
+  readonly directory: SandboxDirectory;
+  readonly sandboxes: SandboxService;
+  /** The URL the other instances reach this one at. */
+  readonly url: string;
+  readonly timings: PresenceTimings;
+  /** Where the other instances' sandbox changes go (the live events). */
+  readonly events: SandboxChangeListeners;
+  /** Records of other kinds this instance runs, copied and forwarded alike (its agents). */
+  readonly others?: OtherResources;
+  /**
+   * The key forwarded requests carry their client's address under (from the master key the
+   * instances share), so that the owner counts a client's failed attempts against the client.
+   */
+  readonly addressKey: Buffer;
+}
+
 /** This instance among the others on a shared database; `close` leaves them. */
 export interface InstanceMembership {
   close(): Promise<void>;
@@ -38,13 +57,10 @@ export interface InstanceMembership {
  */
 export async function joinInstances(
   server: Server,
-  directory: SandboxDirectory,
-  sandboxes: SandboxService,
-  url: string,
-  timings: PresenceTimings,
-  events: SandboxChangeListeners,
-  others: OtherResources = { copies: [], resources: [] },
+  joining: JoiningInstances,
 ): Promise<InstanceMembership> {
+  const { directory, sandboxes, url, timings, events, addressKey } = joining;
+  const others = joining.others ?? { copies: [], resources: [] };
   const { copies } = others;
   const locate = (sandboxId: string) => directory.locate(sandboxId);
   if ("unavailable" in sandboxes || sandboxes.shared === undefined) {
@@ -54,6 +70,7 @@ export async function joinInstances(
     forwardToOwners(server, {
       runnerId: () => id,
       resources: [sandboxResource(() => false, locate), ...others.resources],
+      addressKey,
     });
     return { close: async () => undefined };
   }
@@ -71,6 +88,7 @@ export async function joinInstances(
       sandboxResource((sandboxId) => store.byId(sandboxId) !== undefined, locate),
       ...others.resources,
     ],
+    addressKey,
   });
   return {
     async close() {

@@ -7,6 +7,7 @@ import { isSandboxId } from "../../core/ids.js";
 import { log } from "../../core/logger.js";
 import { toApiError } from "../http/api-error.js";
 import type { SandboxLocation } from "../store/postgres/sandbox-directory.js";
+import { forwardedForHeader, forwardedProofHeader, signedAddress } from "./forwarded-address.js";
 
 /** Set on a request one instance forwards to another: the receiver never forwards it again. */
 export const forwardedHeader = "x-cairn-forwarded-by";
@@ -66,6 +67,11 @@ export interface OwnerForwarding {
   readonly resources: readonly OwnedResource[];
   /** How long a forwarded request may be silent both ways; default 120 s. */
   readonly idleTimeoutMs?: number;
+  /**
+   * The key a forwarded request carries its client's address under (forwarded-address.ts);
+   * without it, the owner counts the client's attempts against this instance's address.
+   */
+  readonly addressKey?: Buffer | undefined;
 }
 
 /** The resource a request names, and its id. */
@@ -142,7 +148,7 @@ export function forwardToOwners(server: Server, forwarding: OwnerForwarding): vo
       }
       const agent = owner.url.startsWith("https:") ? agents["https:"] : agents["http:"];
       // Kept open whatever the client asked of its own connection to this instance.
-      const headers = { ...headersTo(owner, forwarding), connection: "keep-alive" };
+      const headers = { ...headersTo(owner, forwarding, req), connection: "keep-alive" };
       const options = { target: owner.url, agent, headers };
       proxy.web(req, res, options, (error) => {
         // The owner answered (a 413 before it read the whole body, say): its answer stands.
@@ -166,7 +172,7 @@ export function forwardToOwners(server: Server, forwarding: OwnerForwarding): vo
         req,
         socket,
         head,
-        { target: owner.url, headers: headersTo(owner, forwarding) },
+        { target: owner.url, headers: headersTo(owner, forwarding, req) },
         (error) => {
           // A WebSocket already open carries frames: it is cut, never answered with HTTP.
           if (answered.has(socket)) {
@@ -180,8 +186,20 @@ export function forwardToOwners(server: Server, forwarding: OwnerForwarding): vo
   });
 }
 
-function headersTo(owner: SandboxLocation, forwarding: OwnerForwarding): Record<string, string> {
-  return { [forwardedHeader]: forwarding.runnerId(), [forwardedToHeader]: owner.runnerId };
+function headersTo(
+  owner: SandboxLocation,
+  forwarding: OwnerForwarding,
+  req: IncomingMessage,
+): Record<string, string> {
+  const client = req.socket.remoteAddress;
+  return {
+    [forwardedHeader]: forwarding.runnerId(),
+    [forwardedToHeader]: owner.runnerId,
+    // Set here whatever the client sent under these names: only a proof of ours is believed.
+    ...(forwarding.addressKey === undefined || client === undefined
+      ? { [forwardedForHeader]: "", [forwardedProofHeader]: "" }
+      : signedAddress(forwarding.addressKey, client)),
+  };
 }
 
 const misdirected =

@@ -12,8 +12,8 @@
 // PostgreSQL is a throwaway cluster of Debian's postgresql in a temporary directory
 // (test/helpers/postgres-cluster.ts), with its default durability (fsync on), removed at the end.
 
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { postgresMissing, startPostgresCluster } from "../test/helpers/postgres-cluster.js";
 import { runPostgresAnalyticsBench } from "./postgres-analytics.js";
@@ -41,30 +41,47 @@ export async function runPostgresBench(): Promise<void> {
         startMs: (index) => Date.UTC(2026, 10, 20) + index * 60_000,
         seed: salt,
       }).map((batch) => JSON.stringify(batch));
-    const sqlite = await ingestRate(1, undefined, bodies(1));
-    const one = await ingestRate(1, await cluster.createDatabase("bench_one"), bodies(2));
-    const two = await ingestRate(2, await cluster.createDatabase("bench_two"), bodies(3));
+    const postgresCpu = () => clusterCpuMs(cluster.directory);
+    const sqlite = await ingestRate(1, undefined, bodies(1), () => 0);
+    const one = await ingestRate(
+      1,
+      await cluster.createDatabase("bench_one"),
+      bodies(2),
+      postgresCpu,
+    );
+    const two = await ingestRate(
+      2,
+      await cluster.createDatabase("bench_two"),
+      bodies(3),
+      postgresCpu,
+    );
+    const [s, r1, r2] = [sqlite.rate, one.rate, two.rate];
     console.log(
       table([
-        ["store", "instances", "spans/s", "vs SQLite", "vs one instance", "goal"],
-        ["SQLite (reference)", "1", thousands(sqlite), "1.00×", "", ""],
+        ["store", "instances", "spans/s", "vs SQLite", "vs one instance", "goal", ...cpuHeader],
+        ["SQLite (reference)", "1", thousands(s), "1.00×", "", "", ...cpuCells(sqlite)],
         [
           "PostgreSQL",
           "1",
-          thousands(one),
-          ratio(one / sqlite),
+          thousands(r1),
+          ratio(r1 / s),
           "1.00×",
-          `≥ 0.50× SQLite: ${one / sqlite >= 0.5 ? "met" : "missed"}`,
+          `≥ 0.50× SQLite: ${r1 / s >= 0.5 ? "met" : "missed"}`,
+          ...cpuCells(one),
         ],
         [
           "PostgreSQL",
           "2",
-          thousands(two),
-          ratio(two / sqlite),
-          ratio(two / one),
-          `≥ 1.5× one: ${two / one >= 1.5 ? "met" : "missed"}`,
+          thousands(r2),
+          ratio(r2 / s),
+          ratio(r2 / r1),
+          `≥ 1.5× one: ${r2 / r1 >= 1.5 ? "met" : "missed"}`,
+          ...cpuCells(two),
         ],
       ]),
+    );
+    console.log(
+      "CPU: seconds of CPU per 100,000 spans, of the service processes and of PostgreSQL's; busy: their share of the machine's cores during the run; load: the 1-minute load average at its start and end (other work on the machine slows every row)",
     );
   } finally {
     await cluster.stop();
@@ -75,12 +92,72 @@ export async function runPostgresBench(): Promise<void> {
   await runPostgresAnalyticsBench();
 }
 
+/** What one row measured: spans/s, and the CPU it took (ms) of the services and PostgreSQL. */
+interface IngestRun {
+  readonly rate: number;
+  readonly spans: number;
+  readonly seconds: number;
+  readonly serviceCpuMs: number;
+  readonly postgresCpuMs: number;
+  readonly load: readonly [number, number];
+}
+
+const cpuHeader = ["service CPU", "PostgreSQL CPU", "busy", "load"];
+
+function cpuCells(run: IngestRun): string[] {
+  const per = (ms: number) => `${((ms / run.spans) * 100).toFixed(1)} s`;
+  const cores = loadCores();
+  const busy = (run.serviceCpuMs + run.postgresCpuMs) / 1000 / run.seconds / cores;
+  return [
+    per(run.serviceCpuMs),
+    run.postgresCpuMs === 0 ? "" : per(run.postgresCpuMs),
+    `${Math.round(busy * 100)}% of ${cores}`,
+    `${run.load[0].toFixed(1)}–${run.load[1].toFixed(1)}`,
+  ];
+}
+
+function loadCores(): number {
+  return Math.max(1, readFileSync("/proc/cpuinfo", "utf8").match(/^processor\s/gm)?.length ?? 1);
+}
+
+/**
+ * CPU time (ms) used so far by the processes of the cluster in `directory`: its postmaster and
+ * every backend and worker it started (Linux's /proc; 0 elsewhere).
+ */
+function clusterCpuMs(directory: string): number {
+  let postmaster: number;
+  try {
+    postmaster = Number(
+      readFileSync(join(directory, "data", "postmaster.pid"), "utf8").split("\n")[0],
+    );
+  } catch {
+    return 0;
+  }
+  const ticksMs = 10; // USER_HZ is 100 on Linux
+  let total = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let fields: string[];
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    } catch {
+      continue;
+    }
+    // Fields from the state on: ppid is the 2nd, utime the 12th, stime the 13th.
+    if (Number(entry) !== postmaster && Number(fields[1]) !== postmaster) continue;
+    total += (Number(fields[11]) + Number(fields[12])) * ticksMs;
+  }
+  return total;
+}
+
 /** Spans per second stored through POST /traces by `instances` service processes. */
 async function ingestRate(
   instances: number,
   database: string | undefined,
   bodies: readonly string[],
-): Promise<number> {
+  postgresCpuMs: () => number,
+): Promise<IngestRun> {
   const folders = Array.from({ length: instances }, () =>
     mkdtempSync(join(tmpdir(), "cairn-bench-pg-")),
   );
@@ -110,6 +187,10 @@ async function ingestRate(
       servers.map((server, index) => post(server.url, JSON.stringify(warm[index]))),
     );
     let next = 0;
+    const serviceCpu = async () =>
+      (await Promise.all(servers.map((server) => server.cpuMs()))).reduce((a, b) => a + b, 0);
+    const cpuBefore = { service: await serviceCpu(), postgres: postgresCpuMs() };
+    const loadBefore = loadavg()[0] as number;
     const started = performance.now();
     await Promise.all(
       Array.from({ length: senders }, async () => {
@@ -120,7 +201,15 @@ async function ingestRate(
       }),
     );
     const seconds = (performance.now() - started) / 1000;
-    return (bodies.length * batchSpans) / seconds;
+    const spans = bodies.length * batchSpans;
+    return {
+      rate: spans / seconds,
+      spans,
+      seconds,
+      serviceCpuMs: (await serviceCpu()) - cpuBefore.service,
+      postgresCpuMs: postgresCpuMs() - cpuBefore.postgres,
+      load: [loadBefore, loadavg()[0] as number],
+    };
   } finally {
     for (const server of servers) await server.close();
     for (const folder of folders) rmSync(folder, { recursive: true, force: true });

@@ -38,14 +38,27 @@ interface MergedSpan {
   readonly content: SpanContent;
 }
 
-/** Taken by every transaction that stores spans of the project, before it does. */
-export async function storingSpans(transaction: PostgresTransaction, projectId: string) {
-  await transaction`SELECT pg_advisory_xact_lock_shared(hashtextextended(${lockName(projectId)}, 0))`;
+/**
+ * Taken by every transaction that stores spans of the project, before it does. Returns whether
+ * log events of the project wait for their spans: none can be kept from here to the commit, so
+ * when none wait, {@link attachPendingLogEvents} has nothing to do. Two statements sent at once
+ * (the second, after the lock, sees what committed while it waited).
+ */
+export async function storingSpans(
+  transaction: PostgresTransaction,
+  projectId: string,
+): Promise<boolean> {
+  const [, [any]] = await Promise.all([
+    transaction`SELECT pg_advisory_xact_lock_shared(hashtextextended(${lockName(projectId)}, 0))`,
+    transaction<Array<{ waiting: boolean }>>`
+      SELECT EXISTS (SELECT 1 FROM pending_log_events WHERE project_id = ${projectId}) AS waiting`,
+  ]);
+  return any?.waiting === true;
 }
 
 /**
  * Merges the log events that waited for spans this transaction just stored into them, and
- * removes them from those waiting. Runs after {@link storingSpans}.
+ * removes them from those waiting. Runs after {@link storingSpans}, when it found some waiting.
  */
 export async function attachPendingLogEvents(
   transaction: PostgresTransaction,
@@ -53,9 +66,6 @@ export async function attachPendingLogEvents(
   spans: readonly StoredSpanKey[],
 ): Promise<void> {
   if (spans.length === 0) return;
-  const [any] = await transaction<Array<{ waiting: boolean }>>`
-    SELECT EXISTS (SELECT 1 FROM pending_log_events WHERE project_id = ${projectId}) AS waiting`;
-  if (any?.waiting !== true) return;
   const waiting = await transaction<
     Array<{ id: number; trace_id: string; span_id: string; event: string }>
   >`

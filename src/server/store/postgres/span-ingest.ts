@@ -81,9 +81,12 @@ export async function ingestSpans(
   let traces = new Map<string, TraceDelta>();
   const store = () =>
     inTransaction(sql, async (transaction) => {
-      // Waits for a call that keeps log events for spans not stored yet (log-event-join.ts).
-      await storingSpans(transaction, projectId);
-      const inserted = await insertSpans(transaction, projectId, receivedAt, columns);
+      // Waits for a call that keeps log events for spans not stored yet (log-event-join.ts),
+      // then inserts: sent together, the server runs them in this order.
+      const [logEventsWait, inserted] = await Promise.all([
+        storingSpans(transaction, projectId),
+        insertSpans(transaction, projectId, receivedAt, columns),
+      ]);
       const stored = new Set(inserted.map((row) => `tr_${row.trace_id}/${row.span_id}`));
       traces = new Map();
       const keys: StoredSpanKey[] = [];
@@ -96,12 +99,17 @@ export async function ingestSpans(
         keys.push({ traceId: values[at.traceId] as string, spanId: span.span_id, startUs });
         rollups.push({ span, startUs, durationUs: values[at.durationUs] as number, serviceName });
       }
-      await saveTraces(transaction, projectId, traces);
-      // Log records (POST /v1/logs) often arrive before their span ends and is exported.
-      await attachPendingLogEvents(transaction, projectId, keys);
+      const saved = saveTraces(transaction, projectId, traces);
+      if (logEventsWait) {
+        await saved;
+        // Log records (POST /v1/logs) often arrive before their span ends and is exported.
+        await attachPendingLogEvents(transaction, projectId, keys);
+      }
       // Last: every transaction locks spans, traces, then the analytics cells (analytics.ts).
-      // The NOTIFY goes with it in one round trip; it locks nothing until the commit.
+      // Sent with the traces' statements when no log event waits, and with the NOTIFY (which
+      // locks nothing until the commit): one round trip, run in the order sent.
       await Promise.all([
+        saved,
         updateAnalyticsRollups(transaction, projectId, rollups),
         traces.size === 0 ? undefined : announce?.(transaction, projectId, [...traces.keys()]),
       ]);

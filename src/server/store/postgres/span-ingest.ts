@@ -10,6 +10,7 @@ import {
   type TracesStoredListener,
 } from "../span-store.js";
 import { type RollupSpan, updateAnalyticsRollups } from "./analytics.js";
+import { arrayLiteral } from "./array-literal.js";
 import type { PostgresSql } from "./connection.js";
 import { attachPendingLogEvents, type StoredSpanKey, storingSpans } from "./log-event-join.js";
 import { constant } from "./query-fragments.js";
@@ -35,9 +36,6 @@ const at = {
   serviceName: 25,
 } as const;
 const traceUpdate = addTraceDelta("least", "greatest");
-
-/** The values of one column of the spans inserted, one per span. */
-type ColumnValues = Array<string | number | null>;
 
 /** Positions of text that may hold a NUL (ids and JSON text cannot). */
 const textAt = [3, 4, 5, 9, 10, 11, 12, 13, 14, 15, 16, 25, 29];
@@ -130,11 +128,11 @@ export async function ingestSpans(
 }
 
 /**
- * The values of each column but the project and the time received, one array per column, in
- * the order of the spans' keys: every call inserts (and so waits for the same keys) in one
- * order, so that two calls storing the same spans never deadlock.
+ * The values of each column but the project and the time received, as an array's text
+ * (arrayLiteral), in the order of the spans' keys: every call inserts (and so waits for the
+ * same keys) in one order, so that two calls storing the same spans never deadlock.
  */
-function spanColumns(spans: readonly SpanToStore[]): (index: number) => ColumnValues {
+function spanColumns(spans: readonly SpanToStore[]): (index: number) => string {
   const sorted = [...spans].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const columns = Array.from({ length: 33 }, (_, index) =>
     sorted.map(({ values }) => values[index] as string | number | null),
@@ -143,14 +141,15 @@ function spanColumns(spans: readonly SpanToStore[]): (index: number) => ColumnVa
     columns[index] = (columns[index] as Array<string | null>).map(storableText);
   }
   for (const index of jsonbAt) columns[index] = (columns[index] as string[]).map(storableJson);
-  return (index) => columns[index] as ColumnValues;
+  const literals = columns.map(arrayLiteral);
+  return (index) => literals[index] as string;
 }
 
 async function insertSpans(
   transaction: PostgresTransaction,
   projectId: string,
   receivedAt: string,
-  c: (index: number) => ColumnValues,
+  c: (index: number) => string,
 ): Promise<Array<{ trace_id: string; span_id: string }>> {
   return await transaction<Array<{ trace_id: string; span_id: string }>>`
     INSERT INTO spans (project_id, trace_id, span_id, parent_span_id, name, kind, start_us,

@@ -13,8 +13,8 @@ import { Redirect, Route, Switch, useLocation } from "wouter";
 import { isSignedOut } from "./api/client.js";
 import { type DashboardSession, fetchSession, SessionContext, signOut } from "./api/session.js";
 import { LoginPage } from "./pages/login/login-page.js";
-import { Shell } from "./shell/shell.js";
-import { EmptyState, ErrorNotice, Loading } from "./ui/page.js";
+import { Shell, sections } from "./shell/shell.js";
+import { EmptyState, ErrorNotice, Loading, PageHeader } from "./ui/page.js";
 
 const TracesPage = lazy(() => import("./pages/traces/index.js"));
 const TracePage = lazy(() => import("./pages/trace/index.js"));
@@ -98,7 +98,7 @@ function SignedIn() {
           });
         }}
       >
-        <Suspense fallback={<Loading />}>
+        <Suspense fallback={<SectionLoading />}>
           <Switch>
             <Route path="/">
               <Redirect to="/traces" replace />
@@ -124,5 +124,22 @@ function SignedIn() {
         </Suspense>
       </Shell>
     </SessionContext.Provider>
+  );
+}
+
+/**
+ * What shows while a page's code loads: its section's name as the page's heading, so that the
+ * page always has one (a screen reader's first landmark), then "Loading…".
+ */
+function SectionLoading() {
+  const [location] = useLocation();
+  const section = sections.find(
+    (each) => location === each.path || location.startsWith(`${each.path}/`),
+  );
+  return (
+    <>
+      <PageHeader title={section?.label ?? "Cairn"} />
+      <Loading />
+    </>
   );
 }

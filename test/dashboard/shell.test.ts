@@ -55,9 +55,27 @@ describe("the dashboard's frame", () => {
       expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(
         "Skip to content",
       );
+      // While a section's code is on its way (a slow network), the page already has its heading.
+      let release: () => void = () => undefined;
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const holding: Promise<void>[] = [];
+      await page.route("**/*.js", (route) => {
+        const continued = held.then(() => route.continue());
+        holding.push(continued);
+        return continued;
+      });
       await nav.getByRole("link", { name: "Sessions" }).focus();
       await page.keyboard.press("Enter");
       await expect.poll(() => page.url()).toMatch(/\/ui\/sessions$/);
+      await expect
+        .poll(() => page.getByRole("heading", { level: 1, name: "Sessions" }).count())
+        .toBe(1);
+      await expectNoAxeViolations(page, "a section while its code loads");
+      release();
+      await Promise.all(holding);
+      await page.unroute("**/*.js");
       expect(await nav.getByRole("link", { name: "Sessions" }).getAttribute("aria-current")).toBe(
         "page",
       );

@@ -8,6 +8,7 @@ import { runAnalyticsBench } from "./analytics.js";
 import { runDashboardBench } from "./dashboard.js";
 import { runEgressBench } from "./egress.js";
 import { runIngestBench } from "./ingest.js";
+import { runInstancesBench } from "./instances.js";
 import { runOtlpBench } from "./otlp.js";
 import { runPostgresBench } from "./postgres.js";
 import { runReactBench } from "./react.js";
@@ -27,6 +28,7 @@ const benchmarks: Readonly<Record<string, () => Promise<void>>> = {
   dashboard: runDashboardBench,
   agents: runAgentsBench,
   postgres: runPostgresBench,
+  instances: runInstancesBench,
 };
 
 const requested = process.argv.slice(2);

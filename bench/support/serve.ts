@@ -11,6 +11,7 @@ interface Options {
   readonly dashboard?: ServerOptions["dashboard"];
   readonly egress?: ServerOptions["egress"];
   readonly database?: string;
+  readonly masterKey?: string;
 }
 
 if (process.send === undefined) {
@@ -29,6 +30,7 @@ const server = await createServer({
   ...(options.dashboard === undefined ? {} : { dashboard: options.dashboard }),
   ...(options.egress === undefined ? {} : { egress: options.egress }),
   ...(options.database === undefined ? {} : { database: options.database }),
+  ...(options.masterKey === undefined ? {} : { masterKey: options.masterKey }),
 });
 process.on("message", (message) => {
   if (message === "cpu") {

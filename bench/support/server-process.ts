@@ -30,6 +30,8 @@ export async function startServerProcess(options: {
   egress?: { hosts: Record<string, string> };
   /** createServer({ database }): a PostgreSQL store (the postgres bench). */
   database?: string;
+  /** createServer({ masterKey }): the same for several instances on one database. */
+  masterKey?: string;
   /** CAIRN_LOG_LEVEL of the service: "warn" keeps a line per egress request off the output. */
   logLevel?: "error" | "warn" | "info" | "debug";
 }): Promise<ServerProcess> {

@@ -53,39 +53,41 @@ beforeAll(async () => {
       { text: "I wrote **notes.txt**: it says hello-from-the-agent." },
     ],
   });
-  if (suite.service === undefined) return;
-  suite.chromium = await launchChromium();
-  if (suite.chromium.browser === undefined) return;
-  suite.agent = await suite.service.readyAgent("page-agent", "page");
-  const staticDir = await buildExamplePage("react-app-agent-");
-  suite.app = await startExampleApp({
-    cairnUrl: suite.service.t.server.url,
-    cairnApiKey: suite.service.t.apiKey,
-    agent: "page-agent",
-    staticDir,
-  });
-  await mkdir(artifacts, { recursive: true });
-  const size = { width: 1100, height: 900 };
-  const opened = await openExamplePage(suite.chromium.browser, suite.app.url, size, (page) => {
-    // Recorded as each answer starts: the chat stops reading the reply's stream at its end
-    // mark, so that request may never count as finished. Its body is added once read.
-    page.on("response", (answer) => {
-      void (async () => {
-        const sent = answer.request();
-        const seen: Seen = {
-          url: sent.url(),
-          headers: await sent.allHeaders(),
-          body: sent.postData() ?? "",
-          answerHeaders: await answer.allHeaders(),
-          answer: "",
-        };
-        suite.seen.push(seen);
-        seen.answer = await answer.text().catch(() => "");
-      })();
-    });
-  });
-  suite.page = opened.page;
-  suite.errors = opened.errors;
+  if (suite.service !== undefined) {
+    suite.chromium = await launchChromium();
+    if (suite.chromium.browser !== undefined) {
+      suite.agent = await suite.service.readyAgent("page-agent", "page");
+      const staticDir = await buildExamplePage("react-app-agent-");
+      suite.app = await startExampleApp({
+        cairnUrl: suite.service.t.server.url,
+        cairnApiKey: suite.service.t.apiKey,
+        agent: "page-agent",
+        staticDir,
+      });
+      await mkdir(artifacts, { recursive: true });
+      const size = { width: 1100, height: 900 };
+      const opened = await openExamplePage(suite.chromium.browser, suite.app.url, size, (page) => {
+        // Recorded as each answer starts: the chat stops reading the reply's stream at its end
+        // mark, so that request may never count as finished. Its body is added once read.
+        page.on("response", (answer) => {
+          void (async () => {
+            const sent = answer.request();
+            const seen: Seen = {
+              url: sent.url(),
+              headers: await sent.allHeaders(),
+              body: sent.postData() ?? "",
+              answerHeaders: await answer.allHeaders(),
+              answer: "",
+            };
+            suite.seen.push(seen);
+            seen.answer = await answer.text().catch(() => "");
+          })();
+        });
+      });
+      suite.page = opened.page;
+      suite.errors = opened.errors;
+    }
+  }
 }, 180_000);
 
 afterAll(async () => {

@@ -32,31 +32,34 @@ const suite = {
 beforeAll(async () => {
   suite.chromium = await launchChromium();
   suite.t = await startSandboxServer();
-  if (suite.chromium.browser === undefined || suite.t === undefined) return;
-  suite.model = await startFakeOpenAI(
-    [
-      {
-        toolCalls: [{ id: "call_1", name: "sandbox_exec", arguments: JSON.stringify({ command }) }],
-      },
-      { text: "The file says **hello from the browser**." },
-    ],
-    { chunkDelayMs: 5 },
-  );
-  const staticDir = await buildExamplePage("react-app-");
-  suite.app = await startExampleApp({
-    cairnUrl: suite.t.server.url,
-    cairnApiKey: suite.t.apiKey,
-    modelBaseURL: suite.model.baseURL,
-    model: "fake-model",
-    staticDir,
-  });
-  await mkdir(artifacts, { recursive: true });
-  const opened = await openExamplePage(suite.chromium.browser as Browser, suite.app.url, {
-    width: 1280,
-    height: 1000,
-  });
-  suite.page = opened.page;
-  suite.errors = opened.errors;
+  if (suite.chromium.browser !== undefined && suite.t !== undefined) {
+    suite.model = await startFakeOpenAI(
+      [
+        {
+          toolCalls: [
+            { id: "call_1", name: "sandbox_exec", arguments: JSON.stringify({ command }) },
+          ],
+        },
+        { text: "The file says **hello from the browser**." },
+      ],
+      { chunkDelayMs: 5 },
+    );
+    const staticDir = await buildExamplePage("react-app-");
+    suite.app = await startExampleApp({
+      cairnUrl: suite.t.server.url,
+      cairnApiKey: suite.t.apiKey,
+      modelBaseURL: suite.model.baseURL,
+      model: "fake-model",
+      staticDir,
+    });
+    await mkdir(artifacts, { recursive: true });
+    const opened = await openExamplePage(suite.chromium.browser as Browser, suite.app.url, {
+      width: 1280,
+      height: 1000,
+    });
+    suite.page = opened.page;
+    suite.errors = opened.errors;
+  }
 }, 120_000);
 
 afterAll(async () => {

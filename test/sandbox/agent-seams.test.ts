@@ -41,10 +41,11 @@ beforeAll(async () => {
   t = await startSandboxServer({
     egress: { hosts: { "registry.test.internal": `127.0.0.1:${port}` } },
   });
-  if (t === undefined) return;
-  runner = runnerOf(t);
-  projectId = projectIdOf(t);
-  await t.call("POST", "/api/secret-stores", { name: "models", allowlist: ["api.example.com"] });
+  if (t !== undefined) {
+    runner = runnerOf(t);
+    projectId = projectIdOf(t);
+    await t.call("POST", "/api/secret-stores", { name: "models", allowlist: ["api.example.com"] });
+  }
 });
 afterAll(async () => {
   await t?.stop();

@@ -51,19 +51,20 @@ beforeAll(async () => {
       },
     },
   });
-  if (t === undefined) return;
-  await t.call("POST", "/api/secret-stores", {
-    name: "prod",
-    allowlist: ["api.test.internal", "other.test.internal"],
-  });
-  await t.call("PUT", "/api/secret-stores/prod/secrets/API_KEY", {
-    value,
-    hosts: ["api.test.internal"],
-  });
-  await t.call("PUT", "/api/secret-stores/prod/secrets/SHORTEST", {
-    value: shortestValue,
-    hosts: ["api.test.internal"],
-  });
+  if (t !== undefined) {
+    await t.call("POST", "/api/secret-stores", {
+      name: "prod",
+      allowlist: ["api.test.internal", "other.test.internal"],
+    });
+    await t.call("PUT", "/api/secret-stores/prod/secrets/API_KEY", {
+      value,
+      hosts: ["api.test.internal"],
+    });
+    await t.call("PUT", "/api/secret-stores/prod/secrets/SHORTEST", {
+      value: shortestValue,
+      hosts: ["api.test.internal"],
+    });
+  }
 });
 afterAll(async () => {
   await t?.stop();
@@ -383,12 +384,13 @@ describe("HTTPS from inside a sandbox", () => {
         caFiles: [join(folder, "ca.pem")],
       },
     });
-    if (tls === undefined) return;
-    await tls.call("POST", "/api/secret-stores", {
-      name: "tls",
-      allowlist: ["secure.test.internal"],
-    });
-    await tls.call("PUT", "/api/secret-stores/tls/secrets/API_KEY", { value });
+    if (tls !== undefined) {
+      await tls.call("POST", "/api/secret-stores", {
+        name: "tls",
+        allowlist: ["secure.test.internal"],
+      });
+      await tls.call("PUT", "/api/secret-stores/tls/secrets/API_KEY", { value });
+    }
   });
   afterAll(async () => {
     await tls?.stop();

@@ -12,9 +12,10 @@ import { connection, needSandboxes } from "./helpers.js";
 const suite = twoSandboxSuite();
 
 beforeAll(async () => {
-  if (suite.t === undefined) return;
-  await suite.sandbox.files.write("hello.txt", "hello");
-  await suite.other.files.write("hello.txt", "other");
+  if (suite.t !== undefined) {
+    await suite.sandbox.files.write("hello.txt", "hello");
+    await suite.other.files.write("hello.txt", "other");
+  }
 });
 
 interface Created {

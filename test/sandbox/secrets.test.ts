@@ -26,12 +26,13 @@ beforeAll(async () => {
   await once(upstream, "listening");
   const port = (upstream.address() as AddressInfo).port;
   t = await startSandboxServer({ egress: { hosts: { "api.test.internal": `127.0.0.1:${port}` } } });
-  if (t === undefined) return;
-  await t.call("POST", "/api/secret-stores", { name: "prod", allowlist: ["api.test.internal"] });
-  await t.call("PUT", "/api/secret-stores/prod/secrets/OPENAI_API_KEY", { value });
-  const db = new DatabaseSync(join(t.dataDir, "cairn.db"));
-  new ProjectStore(db).createProject("other", otherProjectKey);
-  db.close();
+  if (t !== undefined) {
+    await t.call("POST", "/api/secret-stores", { name: "prod", allowlist: ["api.test.internal"] });
+    await t.call("PUT", "/api/secret-stores/prod/secrets/OPENAI_API_KEY", { value });
+    const db = new DatabaseSync(join(t.dataDir, "cairn.db"));
+    new ProjectStore(db).createProject("other", otherProjectKey);
+    db.close();
+  }
 });
 afterAll(async () => {
   await t?.stop();

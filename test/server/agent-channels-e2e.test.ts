@@ -64,10 +64,14 @@ beforeAll(async () => {
       },
     },
   });
-  if (t === undefined) return;
-  await t.call("POST", "/api/secret-stores", { name: "slack", allowlist: ["slack.test.internal"] });
-  await t.call("PUT", "/api/secret-stores/slack/secrets/BOT_TOKEN", { value: botToken });
-  agentId = await readyAgent(t);
+  if (t !== undefined) {
+    await t.call("POST", "/api/secret-stores", {
+      name: "slack",
+      allowlist: ["slack.test.internal"],
+    });
+    await t.call("PUT", "/api/secret-stores/slack/secrets/BOT_TOKEN", { value: botToken });
+    agentId = await readyAgent(t);
+  }
 }, 120_000);
 
 /** An agent on the local model (its key in the store `models`), once it is ready. */

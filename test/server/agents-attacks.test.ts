@@ -78,10 +78,11 @@ beforeAll(async () => {
     await fake.close();
     await registry.close();
   });
-  if (t === undefined) return;
-  await t.call("POST", "/api/secret-stores", { name: "models", allowlist: ["model.test"] });
-  await t.call("PUT", "/api/secret-stores/models/secrets/MODEL_KEY", { value: modelKey });
-  await addProject(t, "other", otherKey);
+  if (t !== undefined) {
+    await t.call("POST", "/api/secret-stores", { name: "models", allowlist: ["model.test"] });
+    await t.call("PUT", "/api/secret-stores/models/secrets/MODEL_KEY", { value: modelKey });
+    await addProject(t, "other", otherKey);
+  }
 });
 
 async function json<T>(response: Response): Promise<T> {

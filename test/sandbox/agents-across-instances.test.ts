@@ -385,4 +385,56 @@ describe("an instance that vanishes", () => {
     // Its name stays taken: the instance may start again with its data directory.
     expect((await b.call("POST", "/v1/agents", agentBody("doomed"))).status).toBe(409);
   }, 120_000);
+
+  it("can have its agents deleted through another, which frees their names; back, it deletes them too", async (context) => {
+    const database = await sharedDatabase(context);
+    const b = await instance(database);
+    await secretStores(b);
+    let other = await startInstanceProcess(commonOptions(database));
+    cleanups.push(() => other.remove());
+    const created = await createAgent(at(other.url), agentBody("doomed"));
+    await waitUntilReady(b, created.id);
+
+    await other.kill();
+    await crashedThrough(b, created.id);
+    expect((await b.call("DELETE", `/v1/agents/${created.id}`)).status).toBe(204);
+    expect((await b.call("GET", `/v1/agents/${created.id}`)).status).toBe(404);
+    expect(await listed(b)).toEqual([]);
+    // A second delete finds nothing, as on one instance.
+    expect((await b.call("DELETE", `/v1/agents/${created.id}`)).status).toBe(404);
+    const again = await createAgent(b, agentBody("doomed"));
+    const ready = await waitUntilReady(b, again.id);
+
+    // Started again on its data directory, it resumes the agent it ran, finds it deleted, and
+    // stops and deletes it: no sandbox of it is left running, and no copy of it comes back.
+    other = await other.restart();
+    const c = at(other.url);
+    const live = ["creating", "running", "stopping"];
+    for (;;) {
+      const { sandboxes } = (await (await c.call("GET", "/api/sandboxes")).json()) as {
+        sandboxes: Array<{ id: string; status: string }>;
+      };
+      const running = sandboxes.filter((each) => live.includes(each.status));
+      const local = await c.call("GET", `/v1/agents/${created.id}`);
+      if (local.status === 404 && running.length === 1 && running[0]?.id === ready.sandboxId) {
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    for (const through of [b, c]) {
+      expect((await listed(through)).map((each) => [each.id, each.name])).toEqual([
+        [again.id, "doomed"],
+      ]);
+      expect((await through.call("GET", `/v1/agents/${created.id}`)).status).toBe(404);
+    }
+  }, 180_000);
 });
+
+/** Waits until the agent reads as crashed through `t` (503 while its instance is not yet found gone). */
+async function crashedThrough(t: TestServer, id: string): Promise<void> {
+  for (;;) {
+    const answer = await t.call("GET", `/v1/agents/${id}`);
+    if (answer.status === 200 && ((await answer.json()) as AgentRecord).state === "crashed") return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

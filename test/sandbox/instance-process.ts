@@ -18,11 +18,18 @@ export interface InstanceProcess {
   kill(): Promise<void>;
   /** Kills it if it still runs, and removes its data directory. */
   remove(): Promise<void>;
+  /** Kills it if it still runs, and starts it again on the same data directory. */
+  restart(): Promise<InstanceProcess>;
 }
 
-/** Starts an instance with `options` in a new data directory; fails with its output if it does not start. */
-export async function startInstanceProcess(options: ServerOptions): Promise<InstanceProcess> {
-  const folder = mkdtempSync(join(tmpdir(), "cairn-instance-"));
+/**
+ * Starts an instance with `options` in a new data directory (or `folder`); fails with its
+ * output if it does not start.
+ */
+export async function startInstanceProcess(
+  options: ServerOptions,
+  folder = mkdtempSync(join(tmpdir(), "cairn-instance-")),
+): Promise<InstanceProcess> {
   const child: ChildProcess = spawn(
     process.execPath,
     ["--import", "tsx", fixture, folder, JSON.stringify(options)],
@@ -55,5 +62,13 @@ export async function startInstanceProcess(options: ServerOptions): Promise<Inst
     await remove();
     throw new Error(`the instance did not start: ${output}`);
   }
-  return { url, kill, remove };
+  return {
+    url,
+    kill,
+    remove,
+    restart: async () => {
+      await kill();
+      return await startInstanceProcess(options, folder);
+    },
+  };
 }

@@ -1,14 +1,16 @@
 import type { DatabaseSync } from "node:sqlite";
+import { log } from "../../core/logger.js";
 import { CopyRounds } from "../sandboxes/copy-rounds.js";
 import type { AgentDirectory } from "../store/postgres/agent-directory.js";
 import { agentChannelsOf } from "./channels/channel-store.js";
-import type { AgentStore } from "./store.js";
+import type { AgentStore, StoredAgent } from "./store.js";
 
 /**
  * Copies this instance's agents (records and their channels' ids, from its SQLite file) to the
  * shared database's directory as they change, in coalesced rounds as the sandboxes' are
  * (copy-rounds.ts); an agent deleted here is deleted there, which frees its name. A copy that
- * fails is tried again; the records here stay the truth.
+ * fails is tried again; the records here stay the truth, but for an agent deleted through
+ * another instance while this one was gone, which is deleted here.
  */
 export class AgentMirror {
   readonly #rounds = new CopyRounds("agent", (id) => this.#copy(id));
@@ -18,6 +20,11 @@ export class AgentMirror {
     private readonly db: DatabaseSync,
     private readonly store: () => AgentStore,
     readonly directory: AgentDirectory,
+    /**
+     * Deletes an agent here (stops it, deletes its record) that was deleted through another
+     * instance while this one was gone: the directory refuses its copy.
+     */
+    private readonly deletedElsewhere: (agent: StoredAgent) => Promise<void>,
   ) {}
 
   /** The runner this instance runs its agents as, once registered; undefined before. */
@@ -47,11 +54,22 @@ export class AgentMirror {
     return this.#rounds.settled();
   }
 
-  /** Copies an agent's record and channels, or deletes its copy once it is gone here. */
+  /**
+   * Copies an agent's record and channels, or deletes its copy once it is gone here; an agent
+   * deleted elsewhere is deleted here (which marks it again: its copy is then removed).
+   */
   async #copy(id: string): Promise<void> {
     const agent = this.store().byId(id);
-    if (agent === undefined) await this.directory.remove(id);
-    else
-      await this.directory.publish(this.#runnerId?.() ?? "", agent, agentChannelsOf(this.db, id));
+    if (agent === undefined) {
+      await this.directory.remove(id);
+      return;
+    }
+    const runnerId = this.#runnerId?.() ?? "";
+    if (!(await this.directory.publish(runnerId, agent, agentChannelsOf(this.db, id)))) {
+      log.info(
+        `agent ${agent.name} (${agent.id}) was deleted through another instance while this one was gone; deleting it here`,
+      );
+      await this.deletedElsewhere(agent);
+    }
   }
 }

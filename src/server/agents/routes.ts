@@ -52,7 +52,8 @@ export function agentRoutes(service: AgentService, abortResponse: (c: Context) =
   if ("unavailable" in service) return app;
   const { store, supervisor, logs, shared } = service;
   // An agent that another instance runs, when the request was not forwarded there (that
-  // instance is gone): its record from the shared directory, and work on it refused.
+  // instance is gone): its record from the shared directory, work on it refused, and a delete
+  // done here.
   const elsewhere = async (c: Context<{ Variables: AuthVariables }>, next: () => Promise<void>) => {
     const id = c.req.param("id") ?? "";
     const project = c.get("project") as AuthVariables["project"] | undefined;
@@ -60,8 +61,15 @@ export function agentRoutes(service: AgentService, abortResponse: (c: Context) =
     if (store.get(project.id, id) !== undefined) return await next();
     const found = await shared.directory.get(project.id, id);
     if (found === undefined) return await next();
-    if (c.req.method === "GET" && c.req.path === `/v1/agents/${id}`) {
-      return c.json(agentRecord(found.agent));
+    const itself = c.req.path === `/v1/agents/${id}`;
+    if (c.req.method === "GET" && itself) return c.json(agentRecord(found.agent));
+    // Deleted here while its instance is gone, which deletes its own record when it is back.
+    if (
+      c.req.method === "DELETE" &&
+      itself &&
+      (await shared.directory.removeGone(project.id, id))
+    ) {
+      return c.body(null, 204);
     }
     throw found.live ? notForwardedError(id) : agentNotReadyError(found.agent);
   };

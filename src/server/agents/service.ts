@@ -105,7 +105,15 @@ export function startAgentService(
   const shared =
     sandboxes.shared === undefined
       ? undefined
-      : new AgentMirror(db, () => store, AgentDirectory.beside(sandboxes.shared.directory));
+      : new AgentMirror(
+          db,
+          () => store,
+          AgentDirectory.beside(sandboxes.shared.directory),
+          async (agent) => {
+            await supervisor.remove(agent.projectId, agent.id);
+            store.delete(agent.projectId, agent.id);
+          },
+        );
   const store = new AgentStore(db, (id) => shared?.changed(id));
   const logs = new AgentLogs();
   const supervisor = new AgentSupervisor({

@@ -85,10 +85,12 @@ export function agentRoutes(errors: ErrorResponses, common: object): RouteConfig
       method: "delete",
       path: "/v1/agents/{id}",
       summary: "Stop an agent and delete it with its workspace, conversations and channels",
+      description:
+        "On several instances sharing a database, an agent whose instance is gone (no heartbeat, and found so by the others: it reads as crashed) is deleted through any other, and its name is free at once; that instance, if it starts again with its data directory, stops and deletes its own record of it. Before the others find it gone, 503 `runner_unavailable` or 409 `agent_not_ready`.",
       request: { params: agent },
       responses: {
         204: { description: "deleted" },
-        ...errors("invalid_request", "not_found"),
+        ...errors("invalid_request", "not_found", "agent_not_ready"),
         ...common,
         ...unavailable,
       },

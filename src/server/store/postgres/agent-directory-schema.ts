@@ -13,3 +13,17 @@ export const agentDirectorySchema = `
   ALTER TABLE agents ADD COLUMN runner_id text COLLATE "C";
   CREATE INDEX agents_by_runner ON agents (runner_id);
 `;
+
+/**
+ * The SQL of the step after: an agent deleted through another instance while the instance that
+ * ran it is gone. Its copy is deleted (its name is free at once) and its id kept here, until
+ * that instance, started again with its data directory, deletes its own record of it (and stops
+ * what runs of it): its copy of the agent is then refused (agent-directory.ts).
+ */
+export const agentTombstonesSchema = `
+  CREATE TABLE agent_tombstones (
+    id text COLLATE "C" PRIMARY KEY,
+    project_id text COLLATE "C" NOT NULL,
+    deleted_at timestamptz NOT NULL DEFAULT now()
+  );
+`;

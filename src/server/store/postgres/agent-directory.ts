@@ -1,5 +1,6 @@
 import { type AgentRow, agentFromRow, type StoredAgent } from "../../agents/store.js";
 import type { PostgresSql } from "./connection.js";
+import type { PostgresTransaction } from "./retried-transaction.js";
 import type { SandboxDirectory, SandboxLocation } from "./sandbox-directory.js";
 
 /** A channel's copy: what locating it needs, and what the API may show of it. */
@@ -51,33 +52,87 @@ export class AgentDirectory {
     return rows.length > 0;
   }
 
-  /** Writes an agent's record and the set of its channels, as the instance `runnerId` has them. */
-  async publish(runnerId: string, agent: StoredAgent, channels: readonly ChannelCopy[]) {
+  /**
+   * Writes an agent's record and the set of its channels, as the instance `runnerId` has them.
+   * False, and nothing written, for an agent deleted through another instance while this one
+   * was gone ({@link removeGone}): the caller deletes its own record of it.
+   */
+  async publish(
+    runnerId: string,
+    agent: StoredAgent,
+    channels: readonly ChannelCopy[],
+  ): Promise<boolean> {
     const row = toRow(runnerId, agent);
-    await this.sql.begin(async (sql) => {
-      await sql`
-        INSERT INTO agents ${sql(row)}
-        ON CONFLICT (id) DO UPDATE SET config = excluded.config, state = excluded.state,
-          sandbox_id = excluded.sandbox_id, restarts = excluded.restarts,
-          last_error = excluded.last_error, tools = excluded.tools,
-          updated_at = excluded.updated_at, runner_id = excluded.runner_id
-        WHERE agents.project_id = excluded.project_id`;
-      await sql`
-        DELETE FROM agent_channels
-        WHERE agent_id = ${agent.id} AND NOT (id = ANY(${channels.map((each) => each.id)}::text[]))`;
-      for (const channel of channels) {
+    const deleted = Symbol("deleted elsewhere");
+    const tombstoneOf = (sql: PostgresTransaction) =>
+      sql`SELECT 1 FROM agent_tombstones WHERE id = ${agent.id}`;
+    try {
+      await this.sql.begin(async (sql) => {
+        // Before the write too: its name may belong to another agent by now.
+        if ((await tombstoneOf(sql)).length > 0) throw deleted;
         await sql`
-          INSERT INTO agent_channels (id, project_id, agent_id, type, config, created_at)
-          VALUES (${channel.id}, ${channel.projectId}, ${channel.agentId}, ${channel.type},
-            ${JSON.stringify(channel.config)}, ${channel.createdAt})
-          ON CONFLICT (id) DO NOTHING`;
-      }
+          INSERT INTO agents ${sql(row)}
+          ON CONFLICT (id) DO UPDATE SET config = excluded.config, state = excluded.state,
+            sandbox_id = excluded.sandbox_id, restarts = excluded.restarts,
+            last_error = excluded.last_error, tools = excluded.tools,
+            updated_at = excluded.updated_at, runner_id = excluded.runner_id
+          WHERE agents.project_id = excluded.project_id`;
+        await sql`
+          DELETE FROM agent_channels
+          WHERE agent_id = ${agent.id} AND NOT (id = ANY(${channels.map((each) => each.id)}::text[]))`;
+        for (const channel of channels) {
+          await sql`
+            INSERT INTO agent_channels (id, project_id, agent_id, type, config, created_at)
+            VALUES (${channel.id}, ${channel.projectId}, ${channel.agentId}, ${channel.type},
+              ${JSON.stringify(channel.config)}, ${channel.createdAt})
+            ON CONFLICT (id) DO NOTHING`;
+        }
+        // And after it, which waited for a removeGone holding the row: whichever commits
+        // first, the agent is either kept here or refused.
+        if ((await tombstoneOf(sql)).length > 0) throw deleted;
+      });
+      return true;
+    } catch (error) {
+      if (error === deleted) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * Deletes an agent's copy (its channels' with it), and what said it was deleted elsewhere: its
+   * name is free again.
+   */
+  async remove(agentId: string): Promise<void> {
+    await this.sql.begin(async (sql) => {
+      await sql`DELETE FROM agents WHERE id = ${agentId}`;
+      await sql`DELETE FROM agent_tombstones WHERE id = ${agentId}`;
     });
   }
 
-  /** Deletes an agent's copy (its channels' with it): its name is free again. */
-  async remove(agentId: string): Promise<void> {
-    await this.sql`DELETE FROM agents WHERE id = ${agentId}`;
+  /**
+   * Deletes the copy of an agent whose instance is gone (its runner is no longer registered),
+   * from any instance: its name is free at once, and the instance that ran it deletes its own
+   * record when it starts again ({@link publish} refuses it then). False, and nothing deleted,
+   * when the project has no such agent or its instance is back.
+   */
+  async removeGone(projectId: string, agentId: string): Promise<boolean> {
+    return await this.sql.begin(async (sql) => {
+      // The row locked first (after a copy being written commits: its runner is read as it
+      // left it), then its runner looked for, in a statement of its own that sees that runner.
+      // One DELETE … WHERE NOT EXISTS would judge the row that commit changed by the runner it
+      // had before: the copy kept, and the agent deleted all the same.
+      const [row] = await sql<Array<{ runner_id: string | null }>>`
+        SELECT runner_id FROM agents WHERE project_id = ${projectId} AND id = ${agentId}
+        FOR UPDATE`;
+      if (row?.runner_id === undefined || row.runner_id === null) return false;
+      const [runner] = await sql`SELECT 1 FROM runners WHERE id = ${row.runner_id}`;
+      if (runner !== undefined) return false;
+      await sql`DELETE FROM agents WHERE id = ${agentId}`;
+      await sql`
+        INSERT INTO agent_tombstones (id, project_id) VALUES (${agentId}, ${projectId})
+        ON CONFLICT (id) DO NOTHING`;
+      return true;
+    });
   }
 
   async get(projectId: string, id: string): Promise<DirectoryAgent | undefined> {

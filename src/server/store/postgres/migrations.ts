@@ -1,5 +1,5 @@
 import { ConfigurationError } from "../../../core/errors/index.js";
-import { agentDirectorySchema } from "./agent-directory-schema.js";
+import { agentDirectorySchema, agentTombstonesSchema } from "./agent-directory-schema.js";
 import type { PostgresSql } from "./connection.js";
 import { initialSchema } from "./initial-schema.js";
 import { rateLimitsSchema } from "./rate-limits-schema.js";
@@ -19,6 +19,8 @@ const steps: readonly string[] = [
   rateLimitsSchema,
   // A copy of each agent's record and channels, and the runner that runs it (agent-directory-schema.ts).
   agentDirectorySchema,
+  // The agents deleted while the instance that ran them was gone (agent-directory-schema.ts).
+  agentTombstonesSchema,
 ];
 
 /** The version a database has once every step is applied. */

@@ -1,6 +1,7 @@
 // A span's times are stored as microseconds, exact in a JavaScript number only to about 2255: a
 // span from a wrong clock (far future, or before 1900) is refused at ingest, by POST /traces and
-// by OTLP alike, rather than stored and then unreadable (a trace page that answered 500).
+// by OTLP alike, rather than stored and then unreadable (a trace page that answered 500), and so
+// is one whose duration ends it past the range.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resource, span, startTestServer, type TestServer } from "./helpers.js";
@@ -55,6 +56,32 @@ describe("a span whose times no store can keep", () => {
     });
     expect(event.status).toBe(400);
     expect(await statuses([trace(1), trace(2), trace(3), trace(9)])).toEqual([404, 404, 404, 404]);
+  });
+
+  it("is refused when its duration ends it past the range, which kept the project's trace list answering 500", async () => {
+    // Stores keep the end as start + duration_ms, whatever end_time says.
+    for (const [index, duration_ms] of [1e13, 1e300, Number.MAX_VALUE].entries()) {
+      const answer = await t.call("POST", "/traces", {
+        resource,
+        spans: [span({ trace_id: trace(20 + index), duration_ms })],
+      });
+      expect(answer.status).toBe(400);
+      expect(((await answer.json()) as { message: string }).message).toMatch(
+        /spans\.0\.duration_ms.*must end the span before 2200-01-01T00:00:00.000Z \(start_time \+ duration_ms\)/,
+      );
+    }
+    expect(await statuses([trace(20), trace(21), trace(22)])).toEqual([404, 404, 404]);
+    // A long span that ends in range is stored, and the list still reads.
+    const long = await t.call("POST", "/traces", {
+      resource,
+      spans: [span({ trace_id: trace(23), duration_ms: 1e10 })],
+    });
+    expect(long.status).toBe(200);
+    const list = await t.call(
+      "GET",
+      "/analytics/traces?period_start=2000-01-01&period_end=2199-12-31",
+    );
+    expect(list.status).toBe(200);
   });
 
   it("is refused by POST /v1/traces with the field named, and nothing is stored", async () => {

@@ -5,6 +5,7 @@ import { createServer } from "node:net";
 import { inspect } from "node:util";
 import { afterEach, describe, expect, test } from "vitest";
 import { ConfigurationError } from "../../src/core/errors/index.js";
+import { latestSpanUs } from "../../src/server/store/migrations.js";
 import { openPostgres, type PostgresSql } from "../../src/server/store/postgres/connection.js";
 import { DatabaseUnavailableError } from "../../src/server/store/postgres/database-unavailable-error.js";
 import {
@@ -291,6 +292,37 @@ describe("migrations", () => {
     );
     const [row] = await sql`SELECT count(*) AS count FROM cairn_schema`;
     expect(row?.count).toBe(postgresSchemaVersion + 1);
+  });
+});
+
+describe("schema step 6", () => {
+  test("brings ends past 2200-01-01 back to it, so that they read as numbers again", async (context) => {
+    const sql = await open(await clusterFor(context).createDatabase());
+    await migratePostgres(sql, 5);
+    await sql`INSERT INTO projects (id, name, created_at) VALUES ('prj_a', 'a', 'now')`;
+    await ensureSpanPartitions(sql, [today]);
+    const start = today * dayUs + 5;
+    // duration_ms 1e13, as ingest took it: an end beyond Number.MAX_SAFE_INTEGER.
+    const far = (BigInt(start) + 10n ** 16n).toString();
+    const farDuration = (10n ** 16n).toString();
+    const farRow = {
+      ...spanRow("prj_a", "t1", "s1", start),
+      end_us: far,
+      duration_us: farDuration,
+    };
+    await sql`INSERT INTO spans ${sql(farRow)}`;
+    await sql`INSERT INTO spans ${sql(spanRow("prj_a", "t1", "s2", start))}`;
+    await sql`INSERT INTO traces (project_id, trace_id, root_span_id, name, kind, start_us, end_us,
+      span_count, error_count, prompt_tokens, completion_tokens, total_tokens, cost_usd)
+      VALUES ('prj_a', 't1', 's1', 'run', 'agent', ${start}, ${far}, 2, 0, 0, 0, 0, 0)`;
+
+    await migratePostgres(sql);
+
+    expect(await sql`SELECT span_id, end_us, duration_us FROM spans ORDER BY span_id`).toEqual([
+      { span_id: "s1", end_us: latestSpanUs, duration_us: latestSpanUs - start },
+      { span_id: "s2", end_us: start + 1500, duration_us: 1500 },
+    ]);
+    expect(await sql`SELECT end_us FROM traces`).toEqual([{ end_us: latestSpanUs }]);
   });
 });
 

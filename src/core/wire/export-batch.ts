@@ -37,66 +37,78 @@ const spanTime = z.iso.datetime().refine((text) => {
 }, `must be from ${spanTimeRange.earliest} to before ${spanTimeRange.latest}`);
 
 /** One span as the Cairn exporter sends it and `memoryExporter().spans()` returns it. */
-export const exportedSpanSchema = z.strictObject({
-  // All zeros is OpenTelemetry's invalid id, never a real trace or span.
-  trace_id: z
-    .string()
-    .regex(
-      /^tr_(?!0{32})[0-9a-f]{32}$/,
-      "must be tr_ followed by 32 lowercase hex digits, not all zero",
-    ),
-  span_id: spanId,
-  parent_span_id: spanId.nullable(),
-  name: z.string().min(1).max(1024),
-  kind: z.enum(spanKinds),
-  start_time: spanTime,
-  end_time: spanTime,
-  duration_ms: z.number().nonnegative(),
-  status: z.enum(["ok", "error"]),
-  status_message: z.string().nullable(),
-  input: z.string().nullable(),
-  output: z.string().nullable(),
-  expected_output: z.string().nullable(),
-  model: z.string().nullable(),
-  session_id: z.string().nullable(),
-  tags: z.array(z.string()),
-  version: z.string().nullable(),
-  metadata: z.record(z.string(), z.unknown()),
-  usage: z
-    .strictObject({
-      prompt_tokens: z.number().int().nonnegative(),
-      completion_tokens: z.number().int().nonnegative(),
-      total_tokens: z.number().int().nonnegative(),
-      /** Prompt tokens read from the provider's cache: part of `prompt_tokens`. */
-      cached_tokens: z.number().int().nonnegative().optional(),
-      /** Reasoning tokens: part of `completion_tokens`. */
-      reasoning_tokens: z.number().int().nonnegative().optional(),
-    })
-    .nullable(),
-  cost_usd: z.number().nonnegative().nullable(),
-  attributes: attributeMap,
-  events: z.array(
-    z.strictObject({
-      name: z.string().min(1),
-      time: spanTime,
-      attributes: attributeMap,
-    }),
-  ),
-  /** OpenTelemetry's span kind; absent for spans that did not say (Cairn's SDK: internal). */
-  span_kind: z.enum(otelSpanKinds).optional(),
-  /** The instrumentation scope (library) that made the span. */
-  scope: z.strictObject({ name: z.string(), version: z.string().nullable() }).nullable().optional(),
-  /** Links to other spans, as OpenTelemetry records them. */
-  links: z
-    .array(
+export const exportedSpanSchema = z
+  .strictObject({
+    // All zeros is OpenTelemetry's invalid id, never a real trace or span.
+    trace_id: z
+      .string()
+      .regex(
+        /^tr_(?!0{32})[0-9a-f]{32}$/,
+        "must be tr_ followed by 32 lowercase hex digits, not all zero",
+      ),
+    span_id: spanId,
+    parent_span_id: spanId.nullable(),
+    name: z.string().min(1).max(1024),
+    kind: z.enum(spanKinds),
+    start_time: spanTime,
+    end_time: spanTime,
+    duration_ms: z.number().nonnegative(),
+    status: z.enum(["ok", "error"]),
+    status_message: z.string().nullable(),
+    input: z.string().nullable(),
+    output: z.string().nullable(),
+    expected_output: z.string().nullable(),
+    model: z.string().nullable(),
+    session_id: z.string().nullable(),
+    tags: z.array(z.string()),
+    version: z.string().nullable(),
+    metadata: z.record(z.string(), z.unknown()),
+    usage: z
+      .strictObject({
+        prompt_tokens: z.number().int().nonnegative(),
+        completion_tokens: z.number().int().nonnegative(),
+        total_tokens: z.number().int().nonnegative(),
+        /** Prompt tokens read from the provider's cache: part of `prompt_tokens`. */
+        cached_tokens: z.number().int().nonnegative().optional(),
+        /** Reasoning tokens: part of `completion_tokens`. */
+        reasoning_tokens: z.number().int().nonnegative().optional(),
+      })
+      .nullable(),
+    cost_usd: z.number().nonnegative().nullable(),
+    attributes: attributeMap,
+    events: z.array(
       z.strictObject({
-        trace_id: z.string().regex(/^tr_[0-9a-f]{32}$/),
-        span_id: z.string().regex(/^[0-9a-f]{16}$/),
+        name: z.string().min(1),
+        time: spanTime,
         attributes: attributeMap,
       }),
-    )
-    .optional(),
-});
+    ),
+    /** OpenTelemetry's span kind; absent for spans that did not say (Cairn's SDK: internal). */
+    span_kind: z.enum(otelSpanKinds).optional(),
+    /** The instrumentation scope (library) that made the span. */
+    scope: z
+      .strictObject({ name: z.string(), version: z.string().nullable() })
+      .nullable()
+      .optional(),
+    /** Links to other spans, as OpenTelemetry records them. */
+    links: z
+      .array(
+        z.strictObject({
+          trace_id: z.string().regex(/^tr_[0-9a-f]{32}$/),
+          span_id: z.string().regex(/^[0-9a-f]{16}$/),
+          attributes: attributeMap,
+        }),
+      )
+      .optional(),
+  })
+  // Stores keep a span's end as its start plus its duration: it too must be in spanTimeRange.
+  .refine(
+    (span) => !(Date.parse(span.start_time) + span.duration_ms >= Date.parse(spanTimeRange.latest)),
+    {
+      path: ["duration_ms"],
+      message: `must end the span before ${spanTimeRange.latest} (start_time + duration_ms)`,
+    },
+  );
 
 /** The batch's resource attributes beyond the three named fields (OTLP keeps them all). */
 const resourceAttributes = attributeMap.optional();

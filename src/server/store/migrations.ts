@@ -1,4 +1,8 @@
 import type { DatabaseSync } from "node:sqlite";
+import { spanTimeRange } from "../../core/wire/index.js";
+
+/** The end of spanTimeRange in microseconds: the latest end a stored span keeps. */
+export const latestSpanUs = Date.parse(spanTimeRange.latest) * 1000;
 
 /**
  * The schema, one step per version. A step is never edited once released: a change is a new
@@ -443,6 +447,15 @@ const steps: readonly string[] = [
     nonce BLOB NOT NULL,
     ciphertext BLOB NOT NULL
   ) STRICT;
+  `,
+  // 15: no change of schema. A span's end is kept as its start plus duration_ms, which ingest
+  // did not bound until now: an end past 2200-01-01 (the end of spanTimeRange, export-batch.ts)
+  // read beyond a JavaScript number's exact integers and made the trace list and page of its
+  // period answer 500. Such ends (and their traces') become 2200-01-01.
+  `
+  UPDATE spans SET end_us = ${latestSpanUs}, duration_us = ${latestSpanUs} - start_us
+    WHERE end_us > ${latestSpanUs};
+  UPDATE traces SET end_us = ${latestSpanUs} WHERE end_us > ${latestSpanUs};
   `,
 ];
 

@@ -1,4 +1,5 @@
 import { ConfigurationError } from "../../../core/errors/index.js";
+import { latestSpanUs } from "../migrations.js";
 import { agentDirectorySchema, agentTombstonesSchema } from "./agent-directory-schema.js";
 import type { PostgresSql } from "./connection.js";
 import { initialSchema } from "./initial-schema.js";
@@ -21,6 +22,11 @@ const steps: readonly string[] = [
   agentDirectorySchema,
   // The agents deleted while the instance that ran them was gone (agent-directory-schema.ts).
   agentTombstonesSchema,
+  // Ends past spanTimeRange, which ingest did not refuse until now, brought back into it (as
+  // the SQLite store's step 15 does): read as bigints, they made the trace list answer 500.
+  `UPDATE spans SET end_us = ${latestSpanUs}, duration_us = ${latestSpanUs} - start_us
+     WHERE end_us > ${latestSpanUs};
+   UPDATE traces SET end_us = ${latestSpanUs} WHERE end_us > ${latestSpanUs};`,
 ];
 
 /** The version a database has once every step is applied. */

@@ -31,6 +31,12 @@ export const spanTimeRange = {
   latest: "2200-01-01T00:00:00.000Z",
 } as const;
 
+/**
+ * The most one span may cost, in USD: far above any call's, and low enough that the sums of a
+ * trace, a session or a period stay finite numbers.
+ */
+export const maxSpanCostUsd = 1_000_000_000;
+
 const spanTime = z.iso.datetime().refine((text) => {
   const ms = Date.parse(text);
   return ms >= Date.parse(spanTimeRange.earliest) && ms < Date.parse(spanTimeRange.latest);
@@ -74,7 +80,7 @@ export const exportedSpanSchema = z
         reasoning_tokens: z.number().int().nonnegative().optional(),
       })
       .nullable(),
-    cost_usd: z.number().nonnegative().nullable(),
+    cost_usd: z.number().nonnegative().max(maxSpanCostUsd).nullable(),
     attributes: attributeMap,
     events: z.array(
       z.strictObject({

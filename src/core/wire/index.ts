@@ -4,6 +4,7 @@ export {
   type ExportedSpanEvent,
   exportBatchSchema,
   exportedSpanSchema,
+  maxSpanCostUsd,
   type OtelSpanKind,
   otelSpanKinds,
   type SpanResource,

@@ -80,8 +80,8 @@ const sessionEventAttribute = `json_extract(s.attributes, '$."cairn.session.even
 
 const totals = `min(t.start_us) AS start_us, max(t.end_us) AS end_us, count(*) AS trace_count,
   sum(t.span_count) AS span_count, sum(t.error_count) AS error_count,
-  sum(t.prompt_tokens) AS prompt_tokens, sum(t.completion_tokens) AS completion_tokens,
-  sum(t.total_tokens) AS total_tokens, sum(t.cost_usd) AS cost_usd`;
+  total(t.prompt_tokens) AS prompt_tokens, total(t.completion_tokens) AS completion_tokens,
+  total(t.total_tokens) AS total_tokens, sum(t.cost_usd) AS cost_usd`;
 
 // A turn is a trace that is not an event recorded outside any call (its root span says so).
 const turnDuration = `CASE WHEN json_extract(r.attributes, '$."cairn.session.event"') = 1

@@ -105,9 +105,9 @@ export function addTraceDelta(min: "min" | "least", max: "max" | "greatest"): st
     end_us = ${max}(traces.end_us, excluded.end_us),
     span_count = traces.span_count + excluded.span_count,
     error_count = traces.error_count + excluded.error_count,
-    prompt_tokens = traces.prompt_tokens + excluded.prompt_tokens,
-    completion_tokens = traces.completion_tokens + excluded.completion_tokens,
-    total_tokens = traces.total_tokens + excluded.total_tokens,
+    prompt_tokens = ${min}(traces.prompt_tokens + excluded.prompt_tokens, ${Number.MAX_SAFE_INTEGER}),
+    completion_tokens = ${min}(traces.completion_tokens + excluded.completion_tokens, ${Number.MAX_SAFE_INTEGER}),
+    total_tokens = ${min}(traces.total_tokens + excluded.total_tokens, ${Number.MAX_SAFE_INTEGER}),
     cost_usd = traces.cost_usd + excluded.cost_usd,
     session_id = coalesce(traces.session_id, excluded.session_id),
     version = coalesce(traces.version, excluded.version)`;
@@ -333,9 +333,9 @@ export function addToTrace(
   // Only model calls count: an agent or chain that repeats its children's usage (the AI SDK's
   // invoke_agent and ai.generateText do) would count every token twice.
   if (countsUsage(span.kind)) {
-    delta.promptTokens += span.usage?.prompt_tokens ?? 0;
-    delta.completionTokens += span.usage?.completion_tokens ?? 0;
-    delta.totalTokens += span.usage?.total_tokens ?? 0;
+    delta.promptTokens = tokenSum(delta.promptTokens, span.usage?.prompt_tokens);
+    delta.completionTokens = tokenSum(delta.completionTokens, span.usage?.completion_tokens);
+    delta.totalTokens = tokenSum(delta.totalTokens, span.usage?.total_tokens);
     delta.costUsd += span.cost_usd ?? 0;
   }
   delta.sessionId ??= span.session_id;
@@ -343,6 +343,14 @@ export function addToTrace(
   for (const tag of span.tags) delta.tags.add(tag);
   if (span.model !== null) delta.models.add(span.model);
   delta.services.add(serviceName);
+}
+
+/**
+ * A trace's token sums stop at Number.MAX_SAFE_INTEGER: stored as integers, they must read back
+ * as numbers (each span's counts are safe integers, and a trace may have any number of spans).
+ */
+function tokenSum(sum: number, tokens: number | undefined): number {
+  return Math.min(sum + (tokens ?? 0), Number.MAX_SAFE_INTEGER);
 }
 
 /** Whether a span of this kind adds its usage and cost to trace, session and analytics totals. */

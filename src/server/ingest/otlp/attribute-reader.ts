@@ -1,3 +1,4 @@
+import { maxSpanCostUsd } from "../../../core/wire/index.js";
 import type { WireAttributes, WireValue } from "./otlp-records.js";
 
 /** Reads one kind of value out of an attribute, or undefined when the value is not of it. */
@@ -84,9 +85,9 @@ export const count: ValueReader<number> = (value) => {
   return typeof value === "string" && /^\d{1,15}$/.test(value) ? Number(value) : undefined;
 };
 
-/** An amount such as a cost: a finite non-negative number. */
+/** A cost in USD: a non-negative number up to maxSpanCostUsd (export-batch.ts). */
 export const amount: ValueReader<number> = (value) =>
-  typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : undefined;
+  typeof value === "number" && value >= 0 && value <= maxSpanCostUsd ? value : undefined;
 
 /**
  * A list of strings, without the array's empty (null) items; a single string is a list of one,

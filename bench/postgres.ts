@@ -81,7 +81,11 @@ export async function runPostgresBench(): Promise<void> {
       ]),
     );
     console.log(
-      "CPU: seconds of CPU per 100,000 spans, of the service processes and of PostgreSQL's; busy: their share of the machine's cores during the run; load: the 1-minute load average at its start and end (other work on the machine slows every row)",
+      "CPU: seconds of CPU per 100,000 spans, of the service processes and of PostgreSQL's; busy: their share of the machine's cores during the run; ceiling: the spans/s that CPU per span allows with every core busy; load: the 1-minute load average at its start and end (other work on the machine slows every row)",
+    );
+    // Where one instance already keeps the cores busy, a second has nothing to run on.
+    console.log(
+      `On this machine (${loadCores()} cores, PostgreSQL on the same cores): one instance reaches ${Math.round((r1 / ceiling(one)) * 100)}% of its ceiling, so two can reach at most ${ratio(ceiling(two) / r1)} of one; the PostgreSQL ceiling is ${ratio(ceiling(one) / s)} of SQLite's measured rate.`,
     );
   } finally {
     await cluster.stop();
@@ -102,18 +106,25 @@ interface IngestRun {
   readonly load: readonly [number, number];
 }
 
-const cpuHeader = ["service CPU", "PostgreSQL CPU", "busy", "load"];
+const cpuHeader = ["service CPU", "PostgreSQL CPU", "busy", "ceiling", "load"];
 
 function cpuCells(run: IngestRun): string[] {
   const per = (ms: number) => `${((ms / run.spans) * 100).toFixed(1)} s`;
   const cores = loadCores();
-  const busy = (run.serviceCpuMs + run.postgresCpuMs) / 1000 / run.seconds / cores;
+  const cpuSeconds = (run.serviceCpuMs + run.postgresCpuMs) / 1000;
+  const busy = cpuSeconds / run.seconds / cores;
   return [
     per(run.serviceCpuMs),
     run.postgresCpuMs === 0 ? "" : per(run.postgresCpuMs),
     `${Math.round(busy * 100)}% of ${cores}`,
+    thousands(ceiling(run)),
     `${run.load[0].toFixed(1)}–${run.load[1].toFixed(1)}`,
   ];
+}
+
+/** Spans/s with every core of the machine busy at the CPU per span the run measured. */
+function ceiling(run: IngestRun): number {
+  return (loadCores() * run.spans) / ((run.serviceCpuMs + run.postgresCpuMs) / 1000);
 }
 
 function loadCores(): number {

@@ -1,3 +1,5 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
@@ -82,5 +84,20 @@ describe("the cairn command line", { timeout: 30_000 }, () => {
       /^cairn traces: could not reach the Cairn service at http:\/\/127\.0\.0\.1:9/,
     );
     expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("stops quietly, as SIGPIPE stops a command, when its reader goes away (cairn … | head)", async () => {
+    // The reader has gone before the command writes a byte: its first write fails with EPIPE.
+    const child = spawn(process.execPath, ["--import", "tsx", cli, "sandbox", "--help"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    child.stdout.destroy();
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (text: string) => {
+      stderr += text;
+    });
+    const [code] = (await once(child, "close")) as [number | null];
+    expect(stderr).toBe("");
+    expect(code).toBe(141);
   });
 });

@@ -79,15 +79,15 @@ export function addSecretsCommand(program: CairnCommand): void {
   command
     .command("rotate-key")
     .description(
-      "Seals every secret of every project again under a new master key, in one transaction, on the data directory of a stopped `cairn dev`. With CAIRN_MASTER_KEY set, the new key is read from standard input when piped (else made and printed once): set it as CAIRN_MASTER_KEY before the next start. Otherwise the data directory's master.key is replaced.",
+      "Seals every secret of every project again under a new master key, in one transaction, while the service is stopped (`cairn dev`, or every `cairn serve` instance of a database). With CAIRN_MASTER_KEY set to the current key, the new key is read from standard input when piped (else made and printed once): set it as CAIRN_MASTER_KEY before the next start. Without it, the data directory's master.key is replaced.",
     )
     .option(
       "--data-dir <path>",
-      "the data directory of `cairn dev` (default: CAIRN_DATA_DIR, else ./.cairn)",
+      "the data directory of the stopped service (default: CAIRN_DATA_DIR, else ./.cairn)",
     )
     .option(
       "--database <url>",
-      "the PostgreSQL database of a service that keeps its secret stores there (cairn serve --database): its values are sealed again with the data directory's own; stop every instance first, and run this on each instance's data directory with CAIRN_MASTER_KEY and the same new key piped in (default: CAIRN_DATABASE_URL)",
+      "also seal again the secret stores of this PostgreSQL database (cairn serve --database; default: CAIRN_DATABASE_URL); needs CAIRN_MASTER_KEY. Each instance's data directory keeps secrets of its own (its agents' channels): run this once per data directory, piping the same new key each time; the database's values, sealed again by the first run, are left as they are by the next",
     )
     .runs(async (options: RotateKeyOptions) => (await secrets()).rotateKey(options));
 }

@@ -21,6 +21,8 @@ The first start on an empty store needs CAIRN_API_KEY: the key of the first
 project (16 to 256 letters, digits, '_', '-' or '.'); later starts ignore it.
 The master key that seals secret values comes from CAIRN_MASTER_KEY (every
 instance sharing a database needs the same one), else <data-dir>/master.key.
+Several instances on one host each take a --port and a --data-dir of their
+own; keep each data directory: it holds the sandboxes and agents it runs.
 Problems are one line each on stderr. SIGINT or SIGTERM stops gracefully; a
 second one cuts the connections off.`,
     )

@@ -34,11 +34,11 @@ export function withServiceOptions(command: CairnCommand): CairnCommand {
     .option("--host <address>", "the address to listen on (default: 127.0.0.1)")
     .option(
       "--data-dir <path>",
-      "where this instance keeps its own files: the SQLite database (without --database), sandboxes' records, the master key (default: CAIRN_DATA_DIR, else ./.cairn)",
+      "where this instance keeps its own files, one directory per instance: its SQLite database (the whole store without --database; with it, the sandboxes and managed agents this instance runs), the master key without CAIRN_MASTER_KEY (default: CAIRN_DATA_DIR, else ./.cairn)",
     )
     .option(
       "--database <url>",
-      "store traces, sessions, versions, scores and test runs in PostgreSQL 15+ (postgres://user:password@host:port/database); any number of instances may share it (default: CAIRN_DATABASE_URL, else SQLite in the data directory)",
+      "keep the store in PostgreSQL 15+ (postgres://user:password@host:port/database, a database the user owns): traces, sessions, versions, scores, test runs, analytics, secret stores, rate limits, dashboard sessions and a copy of every instance's sandboxes and agents; any number of instances may share it (default: CAIRN_DATABASE_URL, else SQLite in the data directory)",
     )
     .option(
       "--retention-days <days>",

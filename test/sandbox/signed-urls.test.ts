@@ -56,6 +56,19 @@ describe("a signed GET URL", () => {
     const signed = await signedUrl(sandbox, { path: "report.txt", method: "GET" });
     expect(signed).toMatchObject({ method: "GET", path: "/workspace/report.txt", maxBytes: null });
     expect(new URL(signed.url).origin).toBe(t.server.url);
+    // Behind a proxy that ends TLS, the https URL the proxy says it serves, as sign-in links.
+    const proxied = await t.call(
+      "POST",
+      `/api/sandboxes/${sandbox.id}/files/signed-url`,
+      {
+        path: "report.txt",
+        method: "GET",
+      },
+      { "x-forwarded-proto": "https" },
+    );
+    expect(new URL(((await proxied.json()) as Signed).url).origin).toBe(
+      `https://${new URL(t.server.url).host}`,
+    );
     // Default lifetime: 15 minutes.
     const lifetime = Date.parse(signed.expiresAt) - Date.now();
     expect(lifetime).toBeGreaterThan(880_000);

@@ -314,6 +314,19 @@ describe("attaching channels", () => {
   it("makes a webhook channel: its URL and its secret, shown once", async () => {
     const body = await webhookChannel();
     expect(body.url).toBe(`${t.url}/v1/channels/webhook/${body.channel.id}`);
+    // Behind a proxy that ends TLS, the URL is the https one the proxy says it serves (Slack
+    // and most webhook senders call https URLs only).
+    const behindTls = await created(
+      await call(
+        "POST",
+        `/v1/agents/${t.agentOf.a}/channels/webhook`,
+        { callbackUrl: `${hooks.url}/replies` },
+        { "x-forwarded-proto": "https" },
+      ),
+    );
+    expect((behindTls as { url: string }).url).toMatch(
+      new RegExp(`^https://${new URL(t.url).host}/v1/channels/webhook/`),
+    );
     expect(body.secret).toMatch(/^whsec_/);
     const list = await (await call("GET", `/v1/agents/${t.agentOf.a}/channels`)).text();
     expect(list).toContain(`${hooks.url}/replies`);

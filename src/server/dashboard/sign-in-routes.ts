@@ -5,10 +5,11 @@ import { keySignInSchema } from "../../core/wire/dashboard-session.js";
 import { describeIssues } from "../../core/zod-message.js";
 import { ApiError } from "../http/api-error.js";
 import type { AuthVariables, FailedAuthentications } from "../http/auth.js";
+import { ownOrigin } from "../http/own-origin.js";
 import { readJson } from "../http/read-json.js";
 import type { Project } from "../store/projects.js";
 import type { DashboardSessionRepository, ProjectRepository } from "../store/store.js";
-import { ownOrigin, requireSameOrigin, requireSessionRequest } from "./same-origin.js";
+import { requireSameOrigin, requireSessionRequest } from "./same-origin.js";
 import {
   clearSessionCookie,
   refusalMessages,

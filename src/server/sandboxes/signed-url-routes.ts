@@ -7,6 +7,7 @@ import type { LiveSandbox } from "../../sandbox/runner/live-sandbox.js";
 import type { SandboxRunner } from "../../sandbox/runner/runner.js";
 import { ApiError } from "../http/api-error.js";
 import type { AuthVariables } from "../http/auth.js";
+import { linkOrigin } from "../http/own-origin.js";
 import { readJson } from "../http/read-json.js";
 import type { SandboxAccess } from "./access.js";
 import { readPath, writePath } from "./files-routes.js";
@@ -57,7 +58,8 @@ export function signedUrlRoutes(runner: SandboxRunner, access: SandboxAccess) {
       expires,
       maxBytes: request.maxBytes,
     });
-    const url = new URL(`${signedPath(id)}?${query}`, new URL(c.req.url).origin);
+    // Behind a proxy that ends TLS, the scheme it says (X-Forwarded-Proto), as sign-in links.
+    const url = new URL(`${signedPath(id)}?${query}`, linkOrigin(c));
     return c.json({
       url: url.toString(),
       method: request.method,

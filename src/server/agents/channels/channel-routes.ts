@@ -10,6 +10,7 @@ import {
 } from "../../../core/wire/agent-channels.js";
 import { ApiError } from "../../http/api-error.js";
 import type { AuthVariables } from "../../http/auth.js";
+import { linkOrigin } from "../../http/own-origin.js";
 import { readJson } from "../../http/read-json.js";
 import { parseInput } from "../../sandboxes/input.js";
 import { botTokenProblem } from "./bot-token.js";
@@ -88,7 +89,7 @@ export function channelRoutes(parts: ChannelParts, agents: ChannelAgents) {
       const projectId = c.get("project").id;
       const agentId = c.req.param("id");
       requireAgent(projectId, agentId);
-      const base = new URL(c.req.url).origin;
+      const base = linkOrigin(c);
       if (type === "web") {
         const request = parseInput(createWebChannelRequestSchema, await optionalJson(c.req.raw));
         const { channel, token } = parts.channels.createWeb(projectId, agentId, request);
@@ -142,7 +143,7 @@ export function channelRoutes(parts: ChannelParts, agents: ChannelAgents) {
       const projectId = c.get("project").id;
       const agentId = c.req.param("id");
       requireAgent(projectId, agentId);
-      const base = new URL(c.req.url).origin;
+      const base = linkOrigin(c);
       const channels = parts.channels.list(projectId, agentId);
       return c.json({ channels: channels.map((channel) => channelView(channel, base)) });
     })

@@ -86,6 +86,7 @@ const postgresHttpTests: TestProjectInlineConfiguration = {
       "test/server/trace-search.test.ts",
       "test/server/span-times.test.ts",
       "test/server/usage-bounds.test.ts",
+      "test/server/hostile-input.test.ts",
       "test/server/evaluations-api.test.ts",
       "test/server/versions-api.test.ts",
       "test/server/project-events.test.ts",

@@ -1,6 +1,5 @@
 import { Hono } from "hono";
 import { z } from "zod";
-import type { ExportedSpan } from "../../core/wire/index.js";
 import { spanKinds } from "../../core/wire/index.js";
 import { ApiError } from "../http/api-error.js";
 import type { AuthVariables } from "../http/auth.js";
@@ -16,6 +15,7 @@ import {
   serviceSchema,
   traceHexOf,
 } from "./query-params.js";
+import { toTree, treeJson } from "./trace-tree.js";
 
 export const listQuerySchema = z.strictObject({
   ...periodSchema.shape,
@@ -56,8 +56,6 @@ const cursorSchema: z.ZodType<TraceCursor> = z.strictObject({
   value: z.number(),
   traceId: z.string().regex(/^[0-9a-f]{32}$/),
 });
-
-type SpanNode = ExportedSpan & { omitted?: string[]; children: SpanNode[] };
 
 /**
  * `GET /analytics/traces` (list, filter, sort, page), `GET /traces/{trace_id}` (with or without
@@ -106,11 +104,15 @@ export function traceRoutes(traces: TraceQueries, spans: SpanRepository, scores:
           : spans.traceSpansWithoutPayloads(projectId, hex),
         scores.forTrace(projectId, hex),
       ]);
-      return c.json({
+      // The spans are written last: their tree is put in the text (treeJson) in place of [].
+      const text = JSON.stringify({
         ...summary,
         payloads: payloads === "true",
-        spans: toTree(flat),
         scores: traceScores,
+        spans: [],
+      });
+      return c.body(`${text.slice(0, -"[]}".length)}${treeJson(toTree(flat))}}`, 200, {
+        "content-type": "application/json",
       });
     })
     .get("/traces/:traceId/spans/:spanId", async (c) => {
@@ -128,18 +130,4 @@ export function traceRoutes(traces: TraceQueries, spans: SpanRepository, scores:
       }
       return c.json(span);
     });
-}
-
-/** Spans nested under their parents; spans whose parent is not stored are roots. */
-function toTree(flat: ExportedSpan[]): SpanNode[] {
-  const nodes = new Map(
-    flat.map((span) => [span.span_id, { ...span, children: [] as SpanNode[] }]),
-  );
-  const roots: SpanNode[] = [];
-  for (const node of nodes.values()) {
-    const parent = node.parent_span_id === null ? undefined : nodes.get(node.parent_span_id);
-    if (parent === undefined) roots.push(node);
-    else parent.children.push(node);
-  }
-  return roots;
 }

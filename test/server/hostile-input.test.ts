@@ -1,0 +1,88 @@
+// What one tenant can send that the API stores and then cannot give back: span trees nested
+// deeper than JSON.stringify follows, and parents that loop. Each was a 500 or a span missing
+// from its trace. Runs on both stores.
+
+import { afterEach, describe, expect, it } from "vitest";
+import { resource, span, startTestServer, type TestServer } from "./helpers.js";
+
+let t: TestServer | undefined;
+
+afterEach(async () => {
+  await t?.stop();
+  t = undefined;
+});
+
+const traceId = `tr_${"5".repeat(32)}`;
+const spanIdOf = (index: number) => (index + 1).toString(16).padStart(16, "0");
+
+interface TreeNode {
+  span_id: string;
+  children: TreeNode[];
+}
+
+/** Every span of the tree, with the depth of the deepest, walked without recursion. */
+function walk(roots: TreeNode[]): { spanIds: string[]; depth: number } {
+  const spanIds: string[] = [];
+  let depth = 0;
+  const pending = roots.map((node) => ({ node, level: 1 }));
+  for (let item = pending.pop(); item !== undefined; item = pending.pop()) {
+    spanIds.push(item.node.span_id);
+    depth = Math.max(depth, item.level);
+    for (const child of item.node.children) pending.push({ node: child, level: item.level + 1 });
+  }
+  return { spanIds: spanIds.sort(), depth };
+}
+
+async function treeOf(server: TestServer, query = "") {
+  const answer = await server.call("GET", `/traces/${traceId}${query}`);
+  expect(answer.status, await answer.clone().text()).toBe(200);
+  return walk(((await answer.json()) as { spans: TreeNode[] }).spans);
+}
+
+async function post(server: TestServer, spans: Record<string, unknown>[]) {
+  return server.call("POST", "/traces", { resource, spans });
+}
+
+describe("a trace's span tree", () => {
+  it("nested 3,000 spans deep reads back whole, with and without payloads", async () => {
+    t = await startTestServer();
+    const spans = Array.from({ length: 3000 }, (_, index) =>
+      span({
+        trace_id: traceId,
+        span_id: spanIdOf(index),
+        parent_span_id: index === 0 ? null : spanIdOf(index - 1),
+      }),
+    );
+    expect((await post(t, spans)).status).toBe(200);
+    for (const query of ["", "?payloads=false"]) {
+      const tree = await treeOf(t, query);
+      expect(tree.depth).toBe(3000);
+      expect(tree.spanIds).toEqual(spans.map((item) => item.span_id).sort());
+    }
+  });
+
+  it("whose parents loop shows every span once, the loop's earliest as a root", async () => {
+    t = await startTestServer();
+    const at = (second: number) => `2026-11-20T10:00:0${second}.000Z`;
+    const spans = [
+      // Its own parent.
+      span({ trace_id: traceId, span_id: spanIdOf(0), parent_span_id: spanIdOf(0) }),
+      // Three spans each the parent of the next, the last the parent of the first; one child.
+      span({ trace_id: traceId, span_id: spanIdOf(1), parent_span_id: spanIdOf(3) }),
+      span({ trace_id: traceId, span_id: spanIdOf(2), parent_span_id: spanIdOf(1) }),
+      span({ trace_id: traceId, span_id: spanIdOf(3), parent_span_id: spanIdOf(2) }),
+      span({ trace_id: traceId, span_id: spanIdOf(4), parent_span_id: spanIdOf(2) }),
+    ].map(
+      (item, index): Record<string, unknown> => ({
+        ...item,
+        start_time: at(index),
+        end_time: at(index + 1),
+      }),
+    );
+    expect((await post(t, spans)).status).toBe(200);
+    const answer = await t.call("GET", `/traces/${traceId}`);
+    const roots = ((await answer.json()) as { spans: TreeNode[] }).spans;
+    expect(roots.map((root) => root.span_id)).toEqual([spanIdOf(0), spanIdOf(1)]);
+    expect(walk(roots)).toEqual({ spanIds: spans.map((item) => item.span_id).sort(), depth: 3 });
+  });
+});

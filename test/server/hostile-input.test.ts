@@ -1,6 +1,6 @@
 // What one tenant can send that the API stores and then cannot give back: span trees nested
-// deeper than JSON.stringify follows, and parents that loop. Each was a 500 or a span missing
-// from its trace. Runs on both stores.
+// deeper than JSON.stringify follows, parents that loop, and metadata nested thousands deep.
+// Each was a 500 or a span missing from its trace. Runs on both stores.
 
 import { afterEach, describe, expect, it } from "vitest";
 import { resource, span, startTestServer, type TestServer } from "./helpers.js";
@@ -41,6 +41,13 @@ async function treeOf(server: TestServer, query = "") {
 
 async function post(server: TestServer, spans: Record<string, unknown>[]) {
   return server.call("POST", "/traces", { resource, spans });
+}
+
+async function expectRefusedBatch(answer: Response, field: string) {
+  expect(answer.status).toBe(400);
+  const body = (await answer.json()) as { error: string; message: string };
+  expect(body.error).toBe("invalid_request");
+  expect(body.message).toContain(field);
 }
 
 describe("a trace's span tree", () => {
@@ -86,3 +93,69 @@ describe("a trace's span tree", () => {
     expect(walk(roots)).toEqual({ spanIds: spans.map((item) => item.span_id).sort(), depth: 3 });
   });
 });
+
+describe("metadata nested deep", () => {
+  const nested = (depth: number) => `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
+  const body = (depth: number) =>
+    JSON.stringify({ resource, spans: [span({ trace_id: traceId, metadata: "HERE" })] }).replace(
+      '"HERE"',
+      nested(depth),
+    );
+
+  it("past 64 levels is refused by POST /traces with the field named, and nothing is stored", async () => {
+    t = await startTestServer();
+    for (const depth of [65, 5000, 100_000]) {
+      await expectRefusedBatch(await t.call("POST", "/traces", body(depth)), "spans.0.metadata");
+    }
+    expect((await t.call("GET", `/traces/${traceId}`)).status).toBe(404);
+    // 64 levels (the metadata object the first) are stored and read back.
+    expect((await t.call("POST", "/traces", body(64))).status).toBe(200);
+    const trace = await t.call("GET", `/traces/${traceId}`);
+    expect(trace.status).toBe(200);
+    const text = await trace.text();
+    expect(text).toContain(nested(64).slice(1, -1));
+  });
+
+  it("in an OTLP metadata attribute stays the text it came as", async () => {
+    t = await startTestServer();
+    const deep = "[".repeat(10_000) + "]".repeat(10_000);
+    const answer = await t.call("POST", "/v1/traces", otlpSpan({ metadata: deep }));
+    expect(answer.status, await answer.clone().text()).toBe(200);
+    const trace = (await (await t.call("GET", `/traces/${traceId}`)).json()) as {
+      spans: Array<{ metadata: Record<string, unknown> }>;
+    };
+    expect(trace.spans[0]?.metadata).toEqual({ value: deep });
+  });
+});
+
+/** An OTLP/JSON request of one OpenInference LLM span of the trace, with these string attributes. */
+function otlpSpan(attributes: Record<string, string>) {
+  const start = String(BigInt(Date.parse("2026-11-20T10:00:00Z")) * 1_000_000n);
+  return {
+    resourceSpans: [
+      {
+        resource: { attributes: [] },
+        scopeSpans: [
+          {
+            spans: [
+              {
+                traceId: traceId.slice(3),
+                spanId: "b7ad6b7169203331",
+                name: "chat",
+                startTimeUnixNano: start,
+                endTimeUnixNano: start,
+                attributes: [
+                  { key: "openinference.span.kind", value: { stringValue: "LLM" } },
+                  ...Object.entries(attributes).map(([key, value]) => ({
+                    key,
+                    value: { stringValue: value },
+                  })),
+                ],
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  };
+}

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { maxMetadataDepth, nestsDeeperThan } from "./metadata.js";
 import { spanKinds } from "./span-kind.js";
 
 /** OpenTelemetry's span kinds, lower-cased. */
@@ -68,7 +69,12 @@ export const exportedSpanSchema = z
     session_id: z.string().nullable(),
     tags: z.array(z.string()),
     version: z.string().nullable(),
-    metadata: z.record(z.string(), z.unknown()),
+    metadata: z
+      .record(z.string(), z.unknown())
+      .refine(
+        (metadata) => !nestsDeeperThan(metadata, maxMetadataDepth),
+        `must not nest objects and arrays more than ${maxMetadataDepth} levels deep`,
+      ),
     usage: z
       .strictObject({
         prompt_tokens: z.number().int().nonnegative(),

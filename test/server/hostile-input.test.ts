@@ -1,6 +1,7 @@
 // What one tenant can send that the API stores and then cannot give back: span trees nested
-// deeper than JSON.stringify follows, parents that loop, and metadata nested thousands deep.
-// Each was a 500 or a span missing from its trace. Runs on both stores.
+// deeper than JSON.stringify follows, parents that loop, metadata nested thousands deep, and
+// session ids longer than a URL of the session API may carry. Each was a 500, a span missing
+// from its trace, or a session whose page and list could not be read. Runs on both stores.
 
 import { afterEach, describe, expect, it } from "vitest";
 import { resource, span, startTestServer, type TestServer } from "./helpers.js";
@@ -13,6 +14,7 @@ afterEach(async () => {
 });
 
 const traceId = `tr_${"5".repeat(32)}`;
+const period = "period_start=2026-11-19&period_end=2026-11-21";
 const spanIdOf = (index: number) => (index + 1).toString(16).padStart(16, "0");
 
 interface TreeNode {
@@ -125,6 +127,63 @@ describe("metadata nested deep", () => {
       spans: Array<{ metadata: Record<string, unknown> }>;
     };
     expect(trace.spans[0]?.metadata).toEqual({ value: deep });
+  });
+});
+
+describe("a session id", () => {
+  it("over 256 characters is refused by POST /traces with the field named", async () => {
+    t = await startTestServer();
+    await expectRefusedBatch(
+      await post(t, [span({ trace_id: traceId, session_id: "s".repeat(257) })]),
+      "spans.0.session_id",
+    );
+    expect((await t.call("GET", `/traces/${traceId}`)).status).toBe(404);
+  });
+
+  it("of 256 characters has its page, and the session list pages past it", async () => {
+    t = await startTestServer();
+    const ids = ["a", "b".repeat(256), "c"];
+    const spans = ids.map((session_id, index) =>
+      span({
+        trace_id: `tr_${String(index + 1).repeat(32)}`,
+        session_id,
+        start_time: `2026-11-20T10:00:0${index}.000Z`,
+        end_time: `2026-11-20T10:00:0${index + 1}.000Z`,
+      }),
+    );
+    expect((await post(t, spans)).status).toBe(200);
+    expect((await t.call("GET", `/sessions/${"b".repeat(256)}`)).status).toBe(200);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const after: string = cursor === null ? "" : `&cursor=${cursor}`;
+      const page = await t.call("GET", `/sessions?${period}&limit=1${after}`);
+      expect(page.status, await page.clone().text()).toBe(200);
+      const list = (await page.json()) as {
+        sessions: Array<{ session_id: string }>;
+        next_cursor: string | null;
+      };
+      seen.push(...list.sessions.map((session) => session.session_id));
+      cursor = list.next_cursor;
+    } while (cursor !== null);
+    expect(seen.sort()).toEqual(ids);
+  });
+
+  it("over 256 characters over OTLP is no session, and stays an attribute", async () => {
+    t = await startTestServer();
+    const long = "s".repeat(300);
+    const answer = await t.call("POST", "/v1/traces", otlpSpan({ "session.id": long }));
+    expect(answer.status).toBe(200);
+    const trace = (await (await t.call("GET", `/traces/${traceId}`)).json()) as {
+      session_id: string | null;
+      spans: Array<{ attributes: Record<string, unknown> }>;
+    };
+    expect(trace.session_id).toBeNull();
+    expect(trace.spans[0]?.attributes["session.id"]).toBe(long);
+    const sessions = (await (await t.call("GET", `/sessions?${period}`)).json()) as {
+      sessions: unknown[];
+    };
+    expect(sessions.sessions).toEqual([]);
   });
 });
 

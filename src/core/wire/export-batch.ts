@@ -38,6 +38,12 @@ export const spanTimeRange = {
  */
 export const maxSpanCostUsd = 1_000_000_000;
 
+/**
+ * The longest session id, as `agentSession({ id })` takes it: `GET /sessions/{session_id}` and
+ * the session list's cursors carry it in a URL.
+ */
+export const maxSessionIdLength = 256;
+
 const spanTime = z.iso.datetime().refine((text) => {
   const ms = Date.parse(text);
   return ms >= Date.parse(spanTimeRange.earliest) && ms < Date.parse(spanTimeRange.latest);
@@ -66,7 +72,10 @@ export const exportedSpanSchema = z
     output: z.string().nullable(),
     expected_output: z.string().nullable(),
     model: z.string().nullable(),
-    session_id: z.string().nullable(),
+    session_id: z
+      .string()
+      .max(maxSessionIdLength, `must be at most ${maxSessionIdLength} characters`)
+      .nullable(),
     tags: z.array(z.string()),
     version: z.string().nullable(),
     metadata: z

@@ -4,6 +4,7 @@ export {
   type ExportedSpanEvent,
   exportBatchSchema,
   exportedSpanSchema,
+  maxSessionIdLength,
   maxSpanCostUsd,
   type OtelSpanKind,
   otelSpanKinds,

@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import { maxSessionIdLength } from "../../core/wire/index.js";
 import { ApiError } from "../http/api-error.js";
 import type { AuthVariables } from "../http/auth.js";
 import type { SessionCursor, SessionTraceCursor } from "../store/sessions.js";
@@ -28,7 +29,7 @@ export const sessionDetailQuerySchema = z.strictObject({
 export const sessionIdSchema = z
   .string()
   .min(1, "must not be empty")
-  .max(256, "must be at most 256 characters");
+  .max(maxSessionIdLength, `must be at most ${maxSessionIdLength} characters`);
 
 const cursorSchema: z.ZodType<SessionCursor> = z.strictObject({
   value: z.number(),

@@ -1,4 +1,4 @@
-import { maxSpanCostUsd } from "../../../core/wire/index.js";
+import { maxSessionIdLength, maxSpanCostUsd } from "../../../core/wire/index.js";
 import type { WireAttributes, WireValue } from "./otlp-records.js";
 
 /** Reads one kind of value out of an attribute, or undefined when the value is not of it. */
@@ -77,6 +77,15 @@ export const text: ValueReader<string> = (value) => (typeof value === "string" ?
 /** A non-empty string value. */
 export const name: ValueReader<string> = (value) =>
   typeof value === "string" && value !== "" ? value : undefined;
+
+/**
+ * A session id: a non-empty string up to maxSessionIdLength (export-batch.ts). A longer one is
+ * no session Cairn can show, and stays where it was.
+ */
+export const sessionId: ValueReader<string> = (value) =>
+  typeof value === "string" && value !== "" && value.length <= maxSessionIdLength
+    ? value
+    : undefined;
 
 /** A token count: a non-negative integer, or its decimal string (int64 may arrive as one). */
 export const count: ValueReader<number> = (value) => {

@@ -1,5 +1,12 @@
 import type { SpanKind } from "../../../../core/wire/index.js";
-import { type AttributeReader, count, name, strings, text } from "../attribute-reader.js";
+import {
+  type AttributeReader,
+  count,
+  name,
+  sessionId,
+  strings,
+  text,
+} from "../attribute-reader.js";
 import { type ConventionFields, derived } from "./fields.js";
 import {
   argumentsText,
@@ -107,7 +114,7 @@ export function aiSdk(reader: AttributeReader): ConventionFields {
 function metadataOf(reader: AttributeReader) {
   const under = (fields: readonly string[]) =>
     metadataPrefixes.flatMap((prefix) => fields.map((field) => `${prefix}${field}`));
-  const session = reader.find(under(["sessionId", "session_id"]), name);
+  const session = reader.find(under(["sessionId", "session_id"]), sessionId);
   const user = reader.find(under(["userId", "user_id"]), name);
   const tags = reader.find(under(["tags"]), strings);
   const used = new Set([...(session?.keys ?? []), ...(user?.keys ?? []), ...(tags?.keys ?? [])]);

@@ -1,6 +1,6 @@
 import type { SpanKind } from "../../../../core/wire/index.js";
 import { attributes as names } from "../../../../tracing/attributes.js";
-import { type AttributeReader, count, name, text } from "../attribute-reader.js";
+import { type AttributeReader, count, name, sessionId, text } from "../attribute-reader.js";
 import type { OtlpSpanRecord } from "../otlp-records.js";
 import { type ConventionFields, derived } from "./fields.js";
 import {
@@ -79,7 +79,7 @@ export function genAi(reader: AttributeReader): ConventionFields {
       reader.find(["gen_ai.tool.call.arguments"], text),
     output:
       derived(output && messagesText(output)) ?? reader.find(["gen_ai.tool.call.result"], text),
-    session: reader.find([names.genAiConversationId], name),
+    session: reader.find([names.genAiConversationId], sessionId),
     error: reader.find(["error.type"], name),
   };
 }

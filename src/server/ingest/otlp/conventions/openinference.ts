@@ -1,7 +1,15 @@
 import { parseSpanKind, type SpanKind } from "../../../../core/wire/index.js";
 import { parseMetadata } from "../../../../core/wire/metadata.js";
 import { attributes as names } from "../../../../tracing/attributes.js";
-import { type AttributeReader, amount, count, name, strings, text } from "../attribute-reader.js";
+import {
+  type AttributeReader,
+  amount,
+  count,
+  name,
+  sessionId,
+  strings,
+  text,
+} from "../attribute-reader.js";
 import { type ConventionFields, derived, type Found } from "./fields.js";
 import { type ChatMessage, messagesText, toolCallOf } from "./messages.js";
 import { asText, at, listAt, numberAt, stringAt, subtree, type Tree } from "./tree.js";
@@ -44,7 +52,7 @@ export function openInference(reader: AttributeReader): ConventionFields {
       derived(outputMessages && messagesText(outputMessages)) ??
       derived(documents) ??
       reader.find([names.outputValue], text),
-    session: reader.find([names.sessionId], name),
+    session: reader.find([names.sessionId], sessionId),
     user: reader.find(["user.id"], name),
     tags: reader.find([names.tags], strings),
     metadata: metadataOf(reader),

@@ -1,5 +1,5 @@
 import type { SpanKind } from "../../../../core/wire/index.js";
-import { type AttributeReader, name, text } from "../attribute-reader.js";
+import { type AttributeReader, name, sessionId, text } from "../attribute-reader.js";
 import { type ConventionFields, derived, type Found } from "./fields.js";
 import { stringOf } from "./messages.js";
 
@@ -35,12 +35,12 @@ export function openLlmetry(reader: AttributeReader): ConventionFields {
 }
 
 function propertiesOf(reader: AttributeReader) {
-  const found = (keys: string[]): Found<string> | undefined =>
+  const found = (keys: string[], read = name): Found<string> | undefined =>
     reader.find(
       keys.map((key) => `${propertiesPrefix}${key}`),
-      name,
+      read,
     );
-  const session = found(["session_id", "sessionId"]);
+  const session = found(["session_id", "sessionId"], sessionId);
   const user = found(["user_id", "userId"]);
   const rest: Record<string, unknown> = {};
   const keys: string[] = [];

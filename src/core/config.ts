@@ -18,6 +18,7 @@ export const environmentVariables = {
   databaseUrl: "CAIRN_DATABASE_URL",
   retentionDays: "CAIRN_RETENTION_DAYS",
   advertiseUrl: "CAIRN_ADVERTISE_URL",
+  trustedProxies: "CAIRN_TRUSTED_PROXIES",
 } as const;
 
 export type EnvironmentVariable = (typeof environmentVariables)[keyof typeof environmentVariables];

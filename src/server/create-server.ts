@@ -4,7 +4,6 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { Duplex } from "node:stream";
 import { type HttpBindings, serve } from "@hono/node-server";
-import { getConnInfo } from "@hono/node-server/conninfo";
 import { WebSocketServer } from "ws";
 import { environment, integerSetting } from "../core/config.js";
 import { ConfigurationError } from "../core/errors/index.js";
@@ -20,7 +19,7 @@ import { createApp } from "./app.js";
 import { apiKeyFile, resolveDataDir } from "./data-directory.js";
 import { judgeSpanRecorder } from "./evaluation/judge-spans.js";
 import { ProjectEvents } from "./events/project-events.js";
-import { clientKey } from "./http/client-address.js";
+import { type ClientAddressOf, clientAddressOf, clientKey } from "./http/client-address.js";
 import { defaultRateLimit, type RateLimitOptions } from "./http/rate-limit.js";
 import { ingestWorkerCount } from "./ingest/worker-ingester.js";
 import { openStore } from "./open-store.js";
@@ -69,6 +68,14 @@ export interface ServerOptions {
    * `http://<host>:<port>` as it listens (this machine's hostname for a wildcard host).
    */
   advertiseUrl?: string;
+  /**
+   * The proxies (load balancers) in front of the service whose `X-Forwarded-For` names the
+   * client: addresses, CIDR ranges (`10.0.0.0/8`), or `loopback`, `linklocal`, `uniquelocal`.
+   * Failed authentications are limited per client; without it, every client behind a balancer
+   * is the balancer. Default `CAIRN_TRUSTED_PROXIES` (comma-separated), else none: a client that
+   * reaches the service directly could name any address.
+   */
+  trustedProxies?: readonly string[];
   /**
    * With a PostgreSQL store: how often this instance writes its heartbeat (default 5000 ms), and
    * how long without one makes an instance gone, its sandboxes failed (default 30000 ms).
@@ -165,6 +172,7 @@ export async function createServer(options: ServerOptions = {}): Promise<CairnSe
     retentionDays: retentionDaysOf(options.retentionDays),
     advertiseUrl: checkedAdvertiseUrl(options.advertiseUrl ?? environment("advertiseUrl")),
     presence: presenceTimingsOf(options.presence),
+    clientAddress: clientAddressOf(options.trustedProxies),
     workers: ingestWorkerCount(options.ingestWorkers),
     judgeConfig: options.judge ?? judgeFromEnvironment(),
     port: integerSetting("port", options.port, {
@@ -193,6 +201,7 @@ interface Settings {
   readonly retentionDays: number | undefined;
   readonly advertiseUrl: string | undefined;
   readonly presence: PresenceTimings;
+  readonly clientAddress: ClientAddressOf;
   readonly workers: number;
   readonly judgeConfig: JudgeConfig | undefined;
   readonly port: number;
@@ -288,8 +297,7 @@ async function startParts(
     clientAddress: (c) =>
       clientKey(
         verifiedAddress(addressKey, c.req.raw.headers) ??
-          getConnInfo(c).remote.address ??
-          "unknown",
+          settings.clientAddress((c.env as HttpBindings).incoming),
       ),
     abortResponse: (c) => (c.env as HttpBindings).outgoing.destroy(),
     isClosing: () => closing,
@@ -332,6 +340,7 @@ async function startParts(
           },
           others: agentsAcrossInstances(agents, db, directory),
           addressKey,
+          clientAddress: settings.clientAddress,
         });
   let closed: Promise<void> | undefined;
   return withSandboxService(sandboxes, {

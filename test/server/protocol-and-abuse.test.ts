@@ -110,6 +110,49 @@ describe("guessing keys", () => {
   });
 });
 
+describe("guessing keys behind a load balancer", () => {
+  const limit = { requestsPerSecond: 0.5, burst: 3 };
+  const guess = (server: TestServer, client: string, attempt: number) =>
+    server.call("GET", "/analytics/traces", undefined, {
+      "x-api-key": `wrong-key-${attempt}-0123456789`,
+      "x-forwarded-for": client,
+    });
+
+  it("counts each client the trusted proxy names: one guessing gets no other refused", async () => {
+    // The test reaches the service over loopback, as a balancer on the same host would.
+    const server = await start({ failedAuthLimit: limit, trustedProxies: ["loopback"] });
+    const tries = [];
+    for (let attempt = 0; attempt < 5; attempt++) {
+      tries.push((await guess(server, "203.0.113.7", attempt)).status);
+    }
+    expect(tries).toEqual([401, 401, 401, 429, 429]);
+    const other = await server.call("GET", "/analytics/traces", undefined, {
+      "x-forwarded-for": "198.51.100.20",
+    });
+    expect(other.status).toBe(200);
+    // The address the balancer appended is the one counted: a client's own entries before it
+    // (203.0.113.7, forged) do not move it to another count.
+    const forged = await server.call("GET", "/analytics/traces", undefined, {
+      "x-forwarded-for": "198.51.100.99, 203.0.113.7",
+    });
+    expect(forged.status).toBe(429);
+  });
+
+  it("believes no X-Forwarded-For from a peer it was not told to trust", async () => {
+    const server = await start({ failedAuthLimit: limit, trustedProxies: ["10.0.0.0/8"] });
+    for (let attempt = 0; attempt < 3; attempt++)
+      await guess(server, `203.0.113.${attempt}`, attempt);
+    // Every guess counted against the peer, whatever address each named.
+    expect((await guess(server, "203.0.113.50", 9)).status).toBe(429);
+  });
+
+  it("refuses a trusted proxy that is no address or range, naming it", async () => {
+    await expect(start({ trustedProxies: ["10.0.0.0/33"] })).rejects.toThrow(
+      /trustedProxies \(--trusted-proxies\): .*10\.0\.0\.0\/33.*give addresses or CIDR ranges/,
+    );
+  });
+});
+
 describe("WebSocket upgrades", () => {
   it("go through the app: unknown paths 404, no key 401, each with its request id", async () => {
     const server = await start();

@@ -35,6 +35,7 @@ interface Instance {
 async function startInstance(
   database: string,
   env: Record<string, string | undefined> = { CAIRN_API_KEY: apiKey },
+  flags: readonly string[] = [],
 ): Promise<Instance & { output(): string }> {
   const folder = mkdtempSync(join(tmpdir(), "cairn-serve-"));
   const child = spawn(
@@ -51,6 +52,7 @@ async function startInstance(
       "--database",
       database,
       "--no-sandboxes",
+      ...flags,
     ],
     { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] },
   );
@@ -82,7 +84,8 @@ async function startInstance(
 /**
  * A round-robin HTTP proxy: each request goes to the next instance; an instance that refuses
  * or drops a connection gets 502 for that request (a client retries it), as a load balancer
- * without retries of its own answers.
+ * without retries of its own answers. It appends the client's address to X-Forwarded-For, as
+ * load balancers do.
  */
 async function startBalancer(backends: readonly string[]): Promise<{ url: string }> {
   let next = 0;
@@ -90,7 +93,16 @@ async function startBalancer(backends: readonly string[]): Promise<{ url: string
     const target = new URL(incoming.url ?? "/", backends[next++ % backends.length]);
     const forwarded = httpRequest(
       target,
-      { method: incoming.method, headers: incoming.headers, agent: false },
+      {
+        method: incoming.method,
+        headers: {
+          ...incoming.headers,
+          "x-forwarded-for": [incoming.headers["x-forwarded-for"], incoming.socket.remoteAddress]
+            .filter((entry) => entry !== undefined)
+            .join(", "),
+        },
+        agent: false,
+      },
       (answer) => {
         outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(outgoing);
@@ -139,6 +151,46 @@ describe("cairn serve", () => {
       headers: { "x-api-key": apiKey },
     });
     expect(health.status).toBe(200);
+  });
+});
+
+/** GET /analytics/traces through `url` from the loopback address `from`, with `key`. */
+function getFrom(url: string, from: string, key: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const sent = httpRequest(
+      `${url}/analytics/traces`,
+      { localAddress: from, headers: { "x-api-key": key }, agent: false },
+      (answer) => {
+        answer.resume();
+        answer.on("end", () => resolve(answer.statusCode ?? 0));
+      },
+    );
+    sent.on("error", reject);
+    sent.end();
+  });
+}
+
+describe("cairn serve behind a load balancer", () => {
+  it("with --trusted-proxies, counts one client's failed keys against it, not every client", async (context) => {
+    const database = await clusterFor(context).createDatabase();
+    // The balancer runs on this host: its address is loopback, and so are the two clients'.
+    const flags = ["--trusted-proxies", "loopback"];
+    const a = await startInstance(database, { CAIRN_API_KEY: apiKey }, flags);
+    const b = await startInstance(database, { CAIRN_API_KEY: apiKey }, flags);
+    const balancer = await startBalancer([a.url, b.url]);
+    const guesses: number[] = [];
+    // The default limit: a burst of 20 failures, then 2 a second, counted in the database.
+    for (let attempt = 0; attempt < 24; attempt++) {
+      guesses.push(await getFrom(balancer.url, "127.0.0.2", `wrong-key-${attempt}-0123456789`));
+    }
+    expect(guesses.slice(0, 20).every((status) => status === 401)).toBe(true);
+    expect(guesses.at(-1)).toBe(429);
+    // Another client behind the same balancer, through either instance.
+    expect([
+      await getFrom(balancer.url, "127.0.0.3", apiKey),
+      await getFrom(balancer.url, "127.0.0.3", apiKey),
+    ]).toEqual([200, 200]);
+    expect(await getFrom(balancer.url, "127.0.0.2", apiKey)).toBe(429);
   });
 });
 

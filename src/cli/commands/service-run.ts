@@ -18,6 +18,7 @@ export function serverOptionsOf(
     ...(options.database === undefined ? {} : { database: options.database }),
     ...(options.retentionDays === undefined ? {} : { retentionDays: options.retentionDays }),
     ...(options.advertiseUrl === undefined ? {} : { advertiseUrl: options.advertiseUrl }),
+    ...(options.trustedProxies === undefined ? {} : { trustedProxies: options.trustedProxies }),
     egress: {
       ...(options.egressHost === undefined ? {} : { hosts: egressHosts(options.egressHost) }),
       ...(options.egressCaFile === undefined ? {} : { caFiles: options.egressCaFile }),

@@ -11,6 +11,8 @@ export interface ServiceOptions {
   readonly retentionDays?: number;
   /** The URL the other instances reach this one at, from --advertise-url. */
   readonly advertiseUrl?: string;
+  /** Proxies whose X-Forwarded-For names the client, from --trusted-proxies (comma-separated). */
+  readonly trustedProxies?: readonly string[];
   readonly allowUnenforcedLimits?: boolean;
   /** False with --no-sandboxes. */
   readonly sandboxes: boolean;
@@ -48,6 +50,15 @@ export function withServiceOptions(command: CairnCommand): CairnCommand {
     .option(
       "--advertise-url <url>",
       "with --database: the URL the other instances reach this one at, to forward it the requests for the sandboxes it runs (default: CAIRN_ADVERTISE_URL, else http://<host>:<port>, this machine's hostname for --host 0.0.0.0)",
+    )
+    .option(
+      "--trusted-proxies <list>",
+      "the load balancers in front, by address or CIDR range, comma-separated (10.0.0.0/8,fd00::/8; loopback, linklocal, uniquelocal): the client their X-Forwarded-For names is the one failed authentications count against, rather than the balancer (default: CAIRN_TRUSTED_PROXIES, else none)",
+      (value: string) =>
+        value
+          .split(",")
+          .map((entry) => entry.trim())
+          .filter((entry) => entry !== ""),
     )
     .option(
       "--allow-unenforced-limits",

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Server } from "node:http";
 import { hostname } from "node:os";
 import { ConfigurationError } from "../../core/errors/index.js";
+import type { ClientAddressOf } from "../http/client-address.js";
 import type {
   SandboxChangeListeners,
   SandboxDirectory,
@@ -41,6 +42,8 @@ export interface JoiningInstances {
    * instances share), so that the owner counts a client's failed attempts against the client.
    */
   readonly addressKey: Buffer;
+  /** Who sent a request, for the address forwarded with it (its peer, or a trusted proxy's client). */
+  readonly clientAddress: ClientAddressOf;
 }
 
 /** This instance among the others on a shared database; `close` leaves them. */
@@ -59,7 +62,7 @@ export async function joinInstances(
   server: Server,
   joining: JoiningInstances,
 ): Promise<InstanceMembership> {
-  const { directory, sandboxes, url, timings, events, addressKey } = joining;
+  const { directory, sandboxes, url, timings, events, addressKey, clientAddress } = joining;
   const others = joining.others ?? { copies: [], resources: [] };
   const { copies } = others;
   const locate = (sandboxId: string) => directory.locate(sandboxId);
@@ -71,6 +74,7 @@ export async function joinInstances(
       runnerId: () => id,
       resources: [sandboxResource(() => false, locate), ...others.resources],
       addressKey,
+      clientAddress,
     });
     return { close: async () => undefined };
   }
@@ -89,6 +93,7 @@ export async function joinInstances(
       ...others.resources,
     ],
     addressKey,
+    clientAddress,
   });
   return {
     async close() {

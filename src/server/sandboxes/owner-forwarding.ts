@@ -6,6 +6,7 @@ import { SandboxUnavailableError } from "../../core/errors/index.js";
 import { isSandboxId } from "../../core/ids.js";
 import { log } from "../../core/logger.js";
 import { toApiError } from "../http/api-error.js";
+import type { ClientAddressOf } from "../http/client-address.js";
 import type { SandboxLocation } from "../store/postgres/sandbox-directory.js";
 import { forwardedForHeader, forwardedProofHeader, signedAddress } from "./forwarded-address.js";
 
@@ -72,6 +73,8 @@ export interface OwnerForwarding {
    * without it, the owner counts the client's attempts against this instance's address.
    */
   readonly addressKey?: Buffer | undefined;
+  /** Who sent a request (its peer, or the client a trusted proxy names); default its peer. */
+  readonly clientAddress?: ClientAddressOf | undefined;
 }
 
 /** The resource a request names, and its id. */
@@ -191,7 +194,7 @@ function headersTo(
   forwarding: OwnerForwarding,
   req: IncomingMessage,
 ): Record<string, string> {
-  const client = req.socket.remoteAddress;
+  const client = forwarding.clientAddress?.(req) ?? req.socket.remoteAddress;
   return {
     [forwardedHeader]: forwarding.runnerId(),
     [forwardedToHeader]: owner.runnerId,

@@ -218,3 +218,37 @@ function otlpSpan(attributes: Record<string, string>) {
     ],
   };
 }
+
+describe("an analytics report's series", () => {
+  const period = "period_start=2026-11-01&period_end=2026-11-30";
+  const tagged = (count: number) =>
+    span({ trace_id: traceId, tags: Array.from({ length: count }, (_, index) => `tag-${index}`) });
+
+  it("of more than 200,000 buckets over its groups is refused, naming what to change", async () => {
+    t = await startTestServer();
+    // 6,700 tags of 30 days: 201,000 buckets (the answer was some 270 MB, and with a longer
+    // period more than a string may hold).
+    expect((await post(t, [tagged(6700)])).status).toBe(200);
+    for (const report of ["metrics", "costs", "performance"]) {
+      const answer = await t.call(
+        "GET",
+        `/analytics/${report}?${period}&group_by=tag&interval=day`,
+      );
+      expect(answer.status, report).toBe(400);
+      const body = (await answer.json()) as { error: string; message: string };
+      expect(body.error).toBe("invalid_request");
+      expect(body.message).toContain(
+        "group_by=tag with interval=day gives 6,700 groups of 30 buckets",
+      );
+      // Without series, or over fewer days, the same groups are answered.
+      const groups = await t.call("GET", `/analytics/${report}?${period}&group_by=tag`);
+      expect(groups.status, report).toBe(200);
+      expect(((await groups.json()) as { groups: unknown[] }).groups).toHaveLength(6700);
+      // 1,000 days of them was a 500: more than a string can hold.
+      const long = "period_start=2024-03-03&period_end=2026-11-27&group_by=tag&interval=day";
+      expect((await t.call("GET", `/analytics/${report}?${long}`)).status, report).toBe(400);
+      const short = "period_start=2026-11-20&period_end=2026-11-21&group_by=tag&interval=day";
+      expect((await t.call("GET", `/analytics/${report}?${short}`)).status, report).toBe(200);
+    }
+  });
+});

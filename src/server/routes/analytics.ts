@@ -35,7 +35,7 @@ function querySchema(defaultGroupBy: AnalyticsGroupBy) {
       .enum(analyticsIntervals, { error: `must be one of ${analyticsIntervals.join(", ")}` })
       .optional()
       .describe(
-        "adds series to the report and to each group: the figures of every hour or UTC day of the period (at most 1,000)",
+        "adds series to the report and to each group: the figures of every hour or UTC day of the period (at most 1,000, and at most 200,000 over the groups together: more is a 400)",
       ),
     group_by: z
       .enum(analyticsGroupings, { error: `must be one of ${analyticsGroupings.join(", ")}` })

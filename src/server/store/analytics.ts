@@ -1,3 +1,4 @@
+import { CairnError } from "../../core/errors/index.js";
 import { nearestRankPercentiles } from "../../core/percentiles.js";
 import type {
   AnalyticsGroupBy,
@@ -43,6 +44,12 @@ export interface CellSource {
   spanCells(fromUs: number, toUs: number, byHour?: boolean): SpanCell[];
   tagCells(fromUs: number, toUs: number, byHour?: boolean): TagCell[];
 }
+
+/**
+ * The most buckets a report's series may have, its groups' together: a group per tag (or name)
+ * times a thousand days is more than a report can hold (about 150 bytes a bucket).
+ */
+export const maxSeriesBuckets = 200_000;
 
 /** Span counts, errors and tokens of the period, overall and per group. */
 export function metricsReport(cells: CellSource, query: AnalyticsQuery): MetricsReport {
@@ -137,7 +144,21 @@ function gather(cells: CellSource, query: AnalyticsQuery) {
     if (members === undefined) groups.set(key, [cell]);
     else members.push(cell);
   }
+  const buckets = bucketsOf(query);
+  if (buckets !== undefined && groups.size * buckets > maxSeriesBuckets) {
+    throw new CairnError(
+      "invalid_request",
+      `group_by=${query.groupBy} with interval=${query.interval} gives ${groups.size.toLocaleString("en-US")} groups of ${buckets.toLocaleString("en-US")} buckets, more than ${maxSeriesBuckets.toLocaleString("en-US")} buckets in all: choose a shorter period${query.interval === "hour" ? ", interval=day" : ""} or a kind or service, or leave out interval for the groups' figures without series`,
+    );
+  }
   return { all, groups };
+}
+
+/** How many buckets each series of the report has; undefined without an interval. */
+function bucketsOf(query: AnalyticsQuery): number | undefined {
+  if (query.interval === undefined) return undefined;
+  const size = query.interval === "hour" ? hourUs : dayUs;
+  return Math.ceil(query.toUs / size) - Math.floor(query.fromUs / size);
 }
 
 function groupKey(cell: Cell, groupBy: AnalyticsGroupBy): GroupKey {
@@ -176,12 +197,12 @@ function seriesOf<T>(
   cells: readonly Cell[],
   figures: (start: string, members: readonly Cell[]) => T,
 ): { series?: T[] } {
-  if (query.interval === undefined) return {};
+  const count = bucketsOf(query);
+  if (count === undefined) return {};
   // By hour every cell is one hour's (gather cut them); by day a cell is one day's or less.
   const size = query.interval === "hour" ? hourUs : dayUs;
   const first = Math.floor(query.fromUs / size);
-  const last = Math.ceil(query.toUs / size);
-  const buckets: Cell[][] = Array.from({ length: last - first }, () => []);
+  const buckets: Cell[][] = Array.from({ length: count }, () => []);
   for (const cell of cells) {
     const bucket = query.interval === "hour" ? (cell.hour ?? cell.day * 24) : cell.day;
     buckets[bucket - first]?.push(cell);

@@ -1,7 +1,8 @@
 // What one tenant can send that the API stores and then cannot give back: span trees nested
-// deeper than JSON.stringify follows, parents that loop, metadata nested thousands deep, and
-// session ids longer than a URL of the session API may carry. Each was a 500, a span missing
-// from its trace, or a session whose page and list could not be read. Runs on both stores.
+// deeper than JSON.stringify follows, parents that loop, metadata nested thousands deep, session
+// ids longer than a URL of the session API may carry, reports larger than a string holds, and
+// test-run costs that sum past a number. Each was a 500, a span missing from its trace, a session
+// whose page and list could not be read, or a null where a number belongs. Runs on both stores.
 
 import { afterEach, describe, expect, it } from "vitest";
 import { resource, span, startTestServer, type TestServer } from "./helpers.js";
@@ -250,5 +251,37 @@ describe("an analytics report's series", () => {
       const short = "period_start=2026-11-20&period_end=2026-11-21&group_by=tag&interval=day";
       expect((await t.call("GET", `/analytics/${report}?${short}`)).status, report).toBe(200);
     }
+  });
+});
+
+describe("evaluations", () => {
+  it("refuse a test case's metadata nested past 64 levels, naming it, and store nothing", async () => {
+    t = await startTestServer();
+    const deep = `${'{"a":'.repeat(100_000)}1${"}".repeat(100_000)}`;
+    const body = `{"dataset":"deep","query":"q","metadata":{"x":${deep}}}`;
+    await expectRefusedBatch(await t.call("POST", "/testing/cases", body), "metadata");
+    const cases = await t.call("GET", "/testing/cases?dataset=deep");
+    expect(((await cases.json()) as { cases: unknown[] }).cases).toEqual([]);
+  });
+
+  it("refuse a result's cost past a billion USD, so that a run's total stays a number", async () => {
+    t = await startTestServer();
+    const result = (cost_usd: number) => ({
+      query: "q",
+      output: "o",
+      scores: {},
+      latency_ms: 1,
+      cost_usd,
+    });
+    const refused = await t.call("POST", "/testing/runs", {
+      results: [result(1.7e308), result(1.7e308)],
+    });
+    await expectRefusedBatch(refused, "results.0.cost_usd");
+    const runs = await t.call("GET", "/testing/runs");
+    expect(((await runs.json()) as { runs: unknown[] }).runs).toEqual([]);
+    const run = await t.call("POST", "/testing/runs", { results: [result(1e9), result(1e9)] });
+    expect(run.status).toBe(201);
+    const summary = ((await run.json()) as { summary: { total_cost_usd: unknown } }).summary;
+    expect(summary.total_cost_usd).toBe(2e9);
   });
 });

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { maxSpanCostUsd } from "./export-batch.js";
+import { maxMetadataDepth, nestsDeeperThan } from "./metadata.js";
 
 const datasetName = z
   .string()
@@ -10,7 +12,13 @@ const datasetName = z
 const caseFields = {
   query: z.string().min(1).max(1_000_000).describe("the input of the case"),
   expected_answer: z.string().max(1_000_000).nullable().optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
+  metadata: z
+    .record(z.string(), z.unknown())
+    .refine(
+      (metadata) => !nestsDeeperThan(metadata, maxMetadataDepth),
+      `must not nest objects and arrays more than ${maxMetadataDepth} levels deep`,
+    )
+    .optional(),
 };
 
 /**
@@ -75,7 +83,13 @@ export const testResultInputSchema = z.strictObject({
       "by scorer name as the run asked for it: correctness was graded by rules, correctness:judge by the LLM judge",
     ),
   latency_ms: z.number().nonnegative(),
-  cost_usd: z.number().nonnegative().nullable().optional(),
+  cost_usd: z
+    .number()
+    .nonnegative()
+    .max(maxSpanCostUsd)
+    .nullable()
+    .optional()
+    .describe("USD, at most 1e9 (a span's most), so that a run's total stays a number"),
   trace_id: z.string().max(64).nullable().optional(),
 });
 

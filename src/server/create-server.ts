@@ -182,6 +182,11 @@ export async function createServer(options: ServerOptions = {}): Promise<CairnSe
       option: "port",
     }),
   };
+  if (settings.advertiseUrl !== undefined && settings.databaseUrl === undefined) {
+    throw new ConfigurationError(
+      `the advertised URL (${options.advertiseUrl === undefined ? "CAIRN_ADVERTISE_URL" : "advertiseUrl, --advertise-url"}) is where the other instances on a shared PostgreSQL store reach this one: give a database URL (--database, CAIRN_DATABASE_URL) too`,
+    );
+  }
   checkServiceScorers(options.scorers);
   agentRegistryURL(options.agents?.registry);
   const dataDir = resolveDataDir(options.dataDir);

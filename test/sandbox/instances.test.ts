@@ -242,12 +242,16 @@ describe("an instance that vanishes", () => {
 });
 
 describe("createServer() with a shared database", () => {
-  it("refuses an advertised URL that is not one, and heartbeats slower than the stale bound", async () => {
+  it("refuses an advertised URL that is not one or has no database, and heartbeats slower than the stale bound", async () => {
     await expect(startTestServer({ advertiseUrl: "ftp://host" })).rejects.toThrow(
       /the advertised URL \(--advertise-url, CAIRN_ADVERTISE_URL\) must be an http or https URL/,
     );
     await expect(startTestServer({ advertiseUrl: "http://host:7070/path" })).rejects.toThrow(
       /with no path/,
+    );
+    // Without a shared database there are no other instances to reach this one.
+    await expect(startTestServer({ advertiseUrl: "http://10.0.0.5:7070" })).rejects.toThrow(
+      /advertiseUrl, --advertise-url\) is where the other instances .* give a database URL/,
     );
     await expect(
       startTestServer({ presence: { heartbeatMs: 1000, staleAfterMs: 2000 } }),

@@ -174,6 +174,16 @@ describe("connecting", () => {
     expectNoSecret(missing, tcpPassword);
   });
 
+  test("a URL that asks for TLS of a server without it says so", async (context) => {
+    const cluster = clusterFor(context);
+    const error = await refusal(`${cluster.tcpUrl as string}?sslmode=require`);
+    expect(DatabaseUnavailableError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(
+      /the server closed the connection when asked for TLS \(sslmode in the URL\); does it accept TLS connections\?/,
+    );
+    expectNoSecret(error, tcpPassword);
+  });
+
   test("a URL that is not one is a ConfigurationError that does not repeat it", async (context) => {
     clusterFor(context);
     const error = await refusal("postgres://cairn:hunter22@db:port/cairn");
@@ -183,6 +193,25 @@ describe("connecting", () => {
 });
 
 describe("migrations", () => {
+  test("a user that does not own the database is told how to make it the owner", async (context) => {
+    const cluster = clusterFor(context);
+    const url = await cluster.createDatabase("owned_by_postgres");
+    const admin = await open(url);
+    await admin`CREATE ROLE cairn_app LOGIN`;
+    const sql = await open(url.replace("postgres://postgres@", "postgres://cairn_app@"));
+    const error = await migratePostgres(sql).then(
+      () => undefined,
+      (refused: unknown) => refused,
+    );
+    expect(ConfigurationError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toBe(
+      "cairn_app may not create Cairn's tables in owned_by_postgres (permission denied for schema public): make it the database's owner (ALTER DATABASE owned_by_postgres OWNER TO cairn_app), or create the database with createdb --owner cairn_app",
+    );
+    // Mended as it says, the same start migrates.
+    await admin`ALTER DATABASE owned_by_postgres OWNER TO cairn_app`;
+    expect(await migratePostgres(sql)).toBe(postgresSchemaVersion);
+  });
+
   test("every step applies on an empty database, and leaves the whole schema", async (context) => {
     const sql = await open(await clusterFor(context).createDatabase());
     expect(await migratePostgres(sql)).toBe(postgresSchemaVersion);

@@ -90,7 +90,7 @@ export async function openPostgres(
     version = row ?? { num: "", text: "" };
   } catch (error) {
     await sql.end({ timeout: 0 });
-    throw connectionFailure(error, target, password);
+    throw connectionFailure(error, target, password, asksForTls(driverUrl));
   }
   try {
     checkServerVersion(version.num, version.text);
@@ -130,11 +130,16 @@ function connectionFailure(
   error: unknown,
   target: DatabaseTarget,
   password: string,
+  tls: boolean,
 ): DatabaseUnavailableError {
   const code =
     typeof error === "object" && error !== null && "code" in error ? String(error.code) : "";
   const message = error instanceof Error ? error.message : String(error);
-  const explanation = explanations[code];
+  // A server without TLS drops a connection that asks for it, which tells nothing more.
+  const explanation =
+    tls && (code === "ECONNRESET" || code === "CONNECTION_CLOSED")
+      ? "the server closed the connection when asked for TLS (sslmode in the URL); does it accept TLS connections?"
+      : explanations[code];
   const fromServer = error instanceof postgres.PostgresError ? `: ${message}` : "";
   const detail =
     explanation === undefined
@@ -142,4 +147,15 @@ function connectionFailure(
       : `${explanation}${fromServer}`;
   const scrub = (text: string) => (password === "" ? text : text.replaceAll(password, "***"));
   return new DatabaseUnavailableError(target, scrub(code || "unknown"), scrub(detail));
+}
+
+/** Whether the URL asks for TLS (sslmode require, verify-ca or verify-full, or ssl=true). */
+function asksForTls(driverUrl: string): boolean {
+  const query = driverUrl.includes("?") ? driverUrl.slice(driverUrl.indexOf("?")) : "";
+  const parameters = new URLSearchParams(query);
+  const mode = parameters.get("sslmode");
+  return (
+    (mode !== null && ["require", "verify-ca", "verify-full"].includes(mode)) ||
+    parameters.get("ssl") === "true"
+  );
 }

@@ -57,6 +57,22 @@ export async function migratePostgres(
   sql: PostgresSql,
   target = postgresSchemaVersion,
 ): Promise<number> {
+  try {
+    return await migrateSteps(sql, target);
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== "42501") throw error;
+    // Permission denied (to create in schema public, an extension…): say what grants it.
+    const [who] = await sql<Array<{ database: string; user: string }>>`
+      SELECT current_database() AS database, current_user AS "user"`.catch(() => []);
+    const database = who?.database ?? "the database";
+    const user = who?.user ?? "the user";
+    throw new ConfigurationError(
+      `${user} may not create Cairn's tables in ${database} (${(error as Error).message}): make it the database's owner (ALTER DATABASE ${database} OWNER TO ${user}), or create the database with createdb --owner ${user}`,
+    );
+  }
+}
+
+async function migrateSteps(sql: PostgresSql, target: number): Promise<number> {
   for (;;) {
     const version = await sql.begin(async (transaction) => {
       await transaction`SELECT pg_advisory_xact_lock(${advisoryLocks.space}, ${advisoryLocks.schema})`;

@@ -543,7 +543,9 @@ describe("a service without sandboxes", () => {
         expect(await response.json()).toMatchObject({
           error: "sandbox_unavailable",
           reason: "runner_unavailable",
-          detail: expect.stringMatching(/sandboxes are turned off/),
+          detail: expect.stringMatching(
+            /sandboxes are turned off in this service instance \(--no-sandboxes, /,
+          ),
         });
       }
       // The client user catches the class, with the runner's reason.

@@ -195,7 +195,7 @@ export async function startSandboxService(
   if (options.enabled === false) {
     return {
       unavailable:
-        "sandboxes are turned off in this service (createServer({ sandboxes: { enabled: false } }))",
+        "sandboxes are turned off in this service instance (--no-sandboxes, createServer({ sandboxes: { enabled: false } })); send sandbox requests to an instance that runs them",
     };
   }
   // One runner per data folder: a restart finds (and removes) what the last run left.

@@ -188,8 +188,8 @@ describe("a session id", () => {
   });
 });
 
-/** An OTLP/JSON request of one OpenInference LLM span of the trace, with these string attributes. */
-function otlpSpan(attributes: Record<string, string>) {
+/** An OTLP/JSON request of one OpenInference LLM span of the trace, with these attributes. */
+function otlpSpan(attributes: Record<string, string | { intValue: string }>) {
   const start = String(BigInt(Date.parse("2026-11-20T10:00:00Z")) * 1_000_000n);
   return {
     resourceSpans: [
@@ -208,7 +208,7 @@ function otlpSpan(attributes: Record<string, string>) {
                   { key: "openinference.span.kind", value: { stringValue: "LLM" } },
                   ...Object.entries(attributes).map(([key, value]) => ({
                     key,
-                    value: { stringValue: value },
+                    value: typeof value === "string" ? { stringValue: value } : value,
                   })),
                 ],
               },
@@ -283,5 +283,28 @@ describe("evaluations", () => {
     expect(run.status).toBe(201);
     const summary = ((await run.json()) as { summary: { total_cost_usd: unknown } }).summary;
     expect(summary.total_cost_usd).toBe(2e9);
+  });
+});
+
+describe("an OTLP model call's token counts", () => {
+  it("at 2^53 - 1 each give a total that stops there, and the trace reads back", async () => {
+    t = await startTestServer();
+    const max = String(Number.MAX_SAFE_INTEGER);
+    const request = otlpSpan({
+      "gen_ai.operation.name": "chat",
+      "gen_ai.usage.input_tokens": { intValue: max },
+      "gen_ai.usage.output_tokens": { intValue: max },
+    });
+    expect((await t.call("POST", "/v1/traces", request)).status).toBe(200);
+    const answer = await t.call("GET", `/traces/${traceId}`);
+    expect(answer.status, await answer.clone().text()).toBe(200);
+    const trace = (await answer.json()) as { spans: Array<{ usage: unknown }> };
+    expect(trace.spans[0]?.usage).toEqual({
+      prompt_tokens: Number.MAX_SAFE_INTEGER,
+      completion_tokens: Number.MAX_SAFE_INTEGER,
+      total_tokens: Number.MAX_SAFE_INTEGER,
+    });
+    const span = await t.call("GET", `/traces/${traceId}/spans/b7ad6b7169203331`);
+    expect(span.status).toBe(200);
   });
 });

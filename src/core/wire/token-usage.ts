@@ -37,8 +37,9 @@ const inputOutputShape = z.object({
 
 /**
  * Token usage in any of the shapes providers and the specification use, normalised to
- * {@link TokenUsage}. A missing total is the sum; a total below the sum is an error, and so are
- * more cached tokens than prompt tokens or more reasoning tokens than completion tokens.
+ * {@link TokenUsage}. A missing total is the sum (stopping at 2^53 - 1); a total below the sum is
+ * an error, and so are more cached tokens than prompt tokens or more reasoning tokens than
+ * completion tokens.
  */
 export const tokenUsageSchema = z
   .union([openAiShape, shortShape, inputOutputShape], {
@@ -78,7 +79,8 @@ export const tokenUsageSchema = z
     return {
       prompt_tokens: prompt,
       completion_tokens: completion,
-      total_tokens: total ?? sum,
+      // A sum past 2^53 - 1 stops there, as the service's sums do: past it is no count it takes.
+      total_tokens: total ?? Math.min(sum, Number.MAX_SAFE_INTEGER),
       ...(cached === undefined ? {} : { cached_tokens: cached }),
       ...(reasoning === undefined ? {} : { reasoning_tokens: reasoning }),
     };

@@ -92,7 +92,9 @@ function toWireUsage(usage: MappedUsage): NonNullable<ExportedSpan["usage"]> {
   return {
     prompt_tokens: usage.prompt,
     completion_tokens: usage.completion,
-    total_tokens: usage.total ?? usage.prompt + usage.completion,
+    // The sum of two counts up to 2^53 - 1 stops there, as a trace's sums do (a number past it
+    // is stored and then cannot be read back).
+    total_tokens: usage.total ?? Math.min(usage.prompt + usage.completion, Number.MAX_SAFE_INTEGER),
     ...(usage.cached === undefined ? {} : { cached_tokens: usage.cached }),
     ...(usage.reasoning === undefined ? {} : { reasoning_tokens: usage.reasoning }),
   };

@@ -1,7 +1,7 @@
 // What one tenant can send that the API stores and then cannot give back: span trees nested
 // deeper than JSON.stringify follows, parents that loop, metadata nested thousands deep, session
-// ids longer than a URL of the session API may carry, reports larger than a string holds, and
-// test-run costs that sum past a number. Each was a 500, a span missing from its trace, a session
+// ids longer than a URL of the session API may carry, reports and traces larger than a string holds,
+// and test-run costs that sum past a number. Each was a 500, a span missing from its trace, a session
 // whose page and list could not be read, or a null where a number belongs. Runs on both stores.
 
 import { afterEach, describe, expect, it } from "vitest";
@@ -306,5 +306,34 @@ describe("an OTLP model call's token counts", () => {
     });
     const span = await t.call("GET", `/traces/${traceId}/spans/b7ad6b7169203331`);
     expect(span.status).toBe(200);
+  });
+});
+
+describe("a trace with more payloads than an answer carries", () => {
+  it("comes as with payloads=false, saying so, and each span whole by itself", async () => {
+    t = await startTestServer();
+    // Nine batches of 8 MB: 72 million characters, past the 67,108,864 a trace is answered
+    // with (at 70 batches, past what a string holds, the trace answered 500).
+    const text = "x".repeat(4_000_000);
+    const spanIds: string[] = [];
+    for (let batch = 0; batch < 9; batch++) {
+      const each = span({ trace_id: traceId, input: text, output: text });
+      spanIds.push(each.span_id as string);
+      expect((await post(t, [each])).status).toBe(200);
+    }
+    const answer = await t.call("GET", `/traces/${traceId}`);
+    expect(answer.status).toBe(200);
+    const trace = (await answer.json()) as {
+      payloads: boolean;
+      span_count: number;
+      spans: Array<{ input: string | null; omitted?: string[] }>;
+    };
+    expect(trace.payloads).toBe(false);
+    expect(trace.span_count).toBe(9);
+    expect(walk(trace.spans as unknown as TreeNode[]).spanIds).toEqual([...spanIds].sort());
+    expect(trace.spans[0]?.input).toBeNull();
+    expect(trace.spans[0]?.omitted).toEqual(expect.arrayContaining(["input", "output"]));
+    const whole = await t.call("GET", `/traces/${traceId}/spans/${spanIds[0]}`);
+    expect(((await whole.json()) as { input: string }).input).toHaveLength(4_000_000);
   });
 });

@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import type { ExportedSpan } from "../../core/wire/index.js";
 import { spanKinds } from "../../core/wire/index.js";
 import { ApiError } from "../http/api-error.js";
 import type { AuthVariables } from "../http/auth.js";
@@ -41,14 +42,34 @@ export const listQuerySchema = z.strictObject({
   cursor: z.string().min(1).optional(),
 });
 
+/**
+ * The most characters of payloads (input, output, expected output, attributes, metadata, events)
+ * a trace is answered with: past it, the trace comes as with payloads=false, and says so; its
+ * spans are read whole one by one.
+ */
+export const maxTracePayloadChars = 64 * 1024 * 1024;
+
 export const traceQuerySchema = z.strictObject({
   payloads: z
     .enum(["true", "false"])
     .default("true")
     .describe(
-      "false: spans without input, output, expected output and attribute values over 256 characters (each names them in omitted); GET /traces/{trace_id}/spans/{span_id} returns one whole",
+      "false: spans without input, output, expected output and attribute values over 256 characters (each names them in omitted); GET /traces/{trace_id}/spans/{span_id} returns one whole. A trace whose payloads (with attributes, metadata and events) pass 67,108,864 characters comes without them whatever this says, with payloads: false in the answer",
     ),
 });
+
+/** Characters of what payloads=false leaves out or cuts: texts, attributes, metadata, events. */
+function payloadChars(flat: readonly ExportedSpan[]): number {
+  let chars = 0;
+  for (const span of flat) {
+    chars +=
+      (span.input?.length ?? 0) +
+      (span.output?.length ?? 0) +
+      (span.expected_output?.length ?? 0) +
+      JSON.stringify([span.attributes, span.metadata, span.events]).length;
+  }
+  return chars;
+}
 
 const spanIdPattern = /^[0-9a-f]{16}$/;
 
@@ -98,16 +119,23 @@ export function traceRoutes(traces: TraceQueries, spans: SpanRepository, scores:
       const projectId = c.get("project").id;
       const summary = await traces.summary(projectId, hex);
       if (summary === undefined) throw new ApiError("not_found", `no trace tr_${hex}`);
-      const [flat, traceScores] = await Promise.all([
+      const [found, traceScores] = await Promise.all([
         payloads === "true"
           ? spans.traceSpans(projectId, hex)
           : spans.traceSpansWithoutPayloads(projectId, hex),
         scores.forTrace(projectId, hex),
       ]);
+      // More than an answer can carry (a JavaScript string holds at most 512 MiB): the spans
+      // come as with payloads=false, which the answer says.
+      const withPayloads = payloads === "true" && payloadChars(found) <= maxTracePayloadChars;
+      const flat =
+        payloads === "true" && !withPayloads
+          ? await spans.traceSpansWithoutPayloads(projectId, hex)
+          : found;
       // The spans are written last: their tree is put in the text (treeJson) in place of [].
       const text = JSON.stringify({
         ...summary,
-        payloads: payloads === "true",
+        payloads: withPayloads,
         scores: traceScores,
         spans: [],
       });

@@ -1,8 +1,9 @@
 // What one tenant can send that the API stores and then cannot give back: span trees nested
 // deeper than JSON.stringify follows, parents that loop, metadata nested thousands deep, session
-// ids longer than a URL of the session API may carry, reports and traces larger than a string holds,
-// and test-run costs that sum past a number. Each was a 500, a span missing from its trace, a session
-// whose page and list could not be read, or a null where a number belongs. Runs on both stores.
+// ids longer than a URL of the session API may carry, reports and traces larger than a string
+// holds, and test-run costs that sum past a number. Each was a 500, a span missing from its
+// trace, a session whose page and list could not be read, or a null where a number belongs.
+// Runs on both stores.
 
 import { afterEach, describe, expect, it } from "vitest";
 import { resource, span, startTestServer, type TestServer } from "./helpers.js";

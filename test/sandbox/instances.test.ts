@@ -96,6 +96,33 @@ describe("a sandbox on one of two instances that share a PostgreSQL database", (
     expect(afterwards.status).toBe("stopped");
   });
 
+  it("is listed, read and counted in the usage through an instance that runs no sandboxes", async (context) => {
+    const { start } = await oneDatabase(context);
+    const a = await start();
+    const b = await start({ sandboxes: { ...testSandboxOptions, enabled: false } });
+    const created = await sandboxOn(a, { tags: { team: "search" } });
+    const listed = (await (await b.call("GET", "/api/sandboxes")).json()) as {
+      sandboxes: Array<{ id: string }>;
+    };
+    expect(listed.sandboxes.map((each) => each.id)).toEqual([created.id]);
+    const record = await b.call("GET", `/api/sandboxes/${created.id}`);
+    expect(await record.json()).toMatchObject({ id: created.id, status: "running" });
+    const usage = await b.call("GET", "/api/usage?group_by=tag:team");
+    expect(usage.status).toBe(200);
+    expect(((await usage.json()) as { groups: Array<{ key: string }> }).groups).toEqual([
+      expect.objectContaining({ key: "search" }),
+    ]);
+    const unknown = await b.call("GET", "/api/sandboxes/sbx_000000000000000000000000");
+    expect(unknown.status).toBe(404);
+    // What needs a runner is refused here, saying why.
+    const refused = await b.call("POST", "/api/sandboxes", {});
+    expect(refused.status).toBe(503);
+    expect(await refused.json()).toMatchObject({
+      reason: "runner_unavailable",
+      detail: expect.stringMatching(/--no-sandboxes/),
+    });
+  });
+
   it("is refused through the other instance to another project's key, a forged forward and no key", async (context) => {
     const { start } = await oneDatabase(context);
     const a = await start();

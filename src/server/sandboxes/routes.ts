@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { Hono } from "hono";
 import { z } from "zod";
-import { SandboxUnavailableError } from "../../core/errors/index.js";
+import { SandboxNotFoundError, SandboxUnavailableError } from "../../core/errors/index.js";
 import { isSandboxId } from "../../core/ids.js";
 import {
   type SandboxRecord,
@@ -12,9 +12,11 @@ import { createSandboxRequestSchema } from "../../core/wire/sandbox-request.js";
 import { cpuCountSchema, diskMBSchemaFor, memoryMBSchema } from "../../core/wire/sandbox-sizes.js";
 import { notRunningError } from "../../sandbox/runner/live-sandbox.js";
 import { type RunnerTemplate, templateSizes } from "../../sandbox/runner/templates.js";
+import type { SandboxPrices } from "../../sandbox/runner/usage.js";
 import { ApiError } from "../http/api-error.js";
 import type { AuthVariables } from "../http/auth.js";
 import { readJson } from "../http/read-json.js";
+import type { SandboxDirectory } from "../store/postgres/sandbox-directory.js";
 import type { SandboxAccess } from "./access.js";
 import { eventRoutes } from "./events/event-routes.js";
 import { execRoutes } from "./exec-routes.js";
@@ -45,7 +47,9 @@ export function sandboxRoutes(
   app.use("/api/sandboxes/*", unavailableGuard(service));
   app.use("/api/sandboxes", unavailableGuard(service));
   app.use("/api/usage", unavailableGuard(service));
-  if ("unavailable" in service) return app;
+  if ("unavailable" in service) {
+    return service.shared === undefined ? app : app.route("/", directoryReads(service.shared));
+  }
   const { runner, store, shared } = service;
   /**
    * A sandbox that another instance ran, from the shared directory, when it is not this
@@ -147,7 +151,7 @@ export function sandboxRoutes(
     .route(
       "/",
       usageRoutes(
-        runner,
+        () => runner.flushUsage(),
         async (projectId, fromMs, toMs) => {
           if (shared === undefined) return store.segments(projectId, fromMs, toMs);
           // This instance's usage up to now is in the directory before it is read.
@@ -159,9 +163,14 @@ export function sandboxRoutes(
     );
 }
 
+/** What an instance that runs no sandboxes reads of the others' (the directory) all the same. */
+const directoryReadPaths = /^\/api\/(?:sandboxes(?:\/[^/]+)?|usage)$/;
+
 function unavailableGuard(service: SandboxService) {
-  return async (_c: unknown, next: () => Promise<void>) => {
+  return async (c: Context, next: () => Promise<void>) => {
     if ("unavailable" in service) {
+      const reads = c.req.method === "GET" && directoryReadPaths.test(c.req.path);
+      if (reads && service.shared !== undefined) return await next();
       throw new SandboxUnavailableError({
         reason: "runner_unavailable",
         detail: service.unavailable,
@@ -183,4 +192,31 @@ function withTemplateSizes(body: unknown, templates: ReadonlyMap<string, RunnerT
     cpuCount: request.cpuCount ?? sizes.cpuCount,
     memoryMB: request.memoryMB ?? sizes.memoryMB,
   };
+}
+
+/**
+ * The reads an instance without a runner answers on a shared store, from the directory: the
+ * list, a record (one whose instance is live was forwarded there before this), and the usage.
+ */
+function directoryReads(shared: { directory: SandboxDirectory; prices: SandboxPrices }) {
+  const { directory, prices } = shared;
+  return new Hono<{ Variables: AuthVariables }>()
+    .get("/api/sandboxes", async (c) => {
+      const query = parseInput(listQuerySchema, c.req.query());
+      return c.json({ sandboxes: await directory.list(c.get("project").id, query) });
+    })
+    .get("/api/sandboxes/:id", async (c) => {
+      const id = sandboxIdParam(c.req.param("id"));
+      const record = await directory.get(c.get("project").id, id);
+      if (record === undefined) throw new SandboxNotFoundError(id);
+      return c.json(record);
+    })
+    .route(
+      "/",
+      usageRoutes(
+        async () => undefined,
+        (projectId, fromMs, toMs) => directory.segments(projectId, fromMs, toMs),
+        prices,
+      ),
+    );
 }

@@ -61,7 +61,14 @@ export type SandboxService =
         | { readonly directory: SandboxDirectory; readonly mirror: SandboxMirror }
         | undefined;
     }
-  | { readonly unavailable: string };
+  | {
+      readonly unavailable: string;
+      /**
+       * On a shared PostgreSQL store: the other instances' sandboxes, which this one lists,
+       * reads and sums the usage of though it runs none.
+       */
+      readonly shared?: { readonly directory: SandboxDirectory; readonly prices: SandboxPrices };
+    };
 
 /** The sandbox runner's settings in `createServer({ sandboxes })`. */
 export interface SandboxOptions {
@@ -192,11 +199,15 @@ export async function startSandboxService(
   onSandboxChanged?: (projectId: string, record: SandboxRecord) => void,
   directory?: SandboxDirectory,
 ): Promise<SandboxService> {
+  const prices = { ...defaultSandboxPrices, ...options.prices };
+  const unavailable = (reason: string): SandboxService => ({
+    unavailable: reason,
+    ...(directory === undefined ? {} : { shared: { directory, prices } }),
+  });
   if (options.enabled === false) {
-    return {
-      unavailable:
-        "sandboxes are turned off in this service instance (--no-sandboxes, createServer({ sandboxes: { enabled: false } })); send sandbox requests to an instance that runs them",
-    };
+    return unavailable(
+      "sandboxes are turned off in this service instance (--no-sandboxes, createServer({ sandboxes: { enabled: false } })); send sandbox requests to an instance that runs them",
+    );
   }
   // One runner per data folder: a restart finds (and removes) what the last run left.
   const runnerName = options.runnerName ?? runnerNameFor(dataDir);
@@ -205,14 +216,14 @@ export async function startSandboxService(
   const essential = missing.filter((check) => !/cgroup|disk/i.test(check.name));
   const host = runnerHostOf(report);
   if (host === undefined || essential.length > 0) {
-    return {
-      unavailable: `sandboxes cannot run on this host: ${essential
+    return unavailable(
+      `sandboxes cannot run on this host: ${essential
         .map(
           (check) =>
             `${check.detail}${check.fix === undefined ? "" : ` (fix: ${check.fix.replace(/\n/g, "; ")})`}`,
         )
         .join("; ")}. Run \`cairn doctor\` for details.`,
-    };
+    );
   }
   const diskRangeMB = options.diskRangeMB ?? defaultDiskRange;
   const templates = loadTemplates(options.templates);
@@ -273,14 +284,14 @@ export async function startSandboxService(
     // Sandboxes over the debris of an earlier run could collide with it: none until it is gone.
     const message = (error as Error).message;
     log.error(`sandboxes are off: ${message}`);
-    return { unavailable: `${message}. Remove it by hand (or reboot), then restart the service.` };
+    return unavailable(`${message}. Remove it by hand (or reboot), then restart the service.`);
   }
   return {
     runner,
     store,
     templates,
     diskRangeMB,
-    prices: { ...defaultSandboxPrices, ...options.prices },
+    prices,
     tokens: new ExecTokens(),
     secretStores,
     shared: directory === undefined || mirror === undefined ? undefined : { directory, mirror },

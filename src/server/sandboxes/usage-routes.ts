@@ -1,7 +1,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { tagKeyPattern } from "../../core/wire/sandbox-request.js";
-import type { SandboxRunner } from "../../sandbox/runner/runner.js";
 import { type SandboxPrices, summarizeUsage } from "../../sandbox/runner/usage.js";
 import type { AuthVariables } from "../http/auth.js";
 import { periodSchema, resolvePeriod } from "../routes/query-params.js";
@@ -35,14 +34,19 @@ export type UsageSegments = (
  * tag. This runner's open usage is written down first; on a shared store, other instances'
  * is as of their last checkpoint (a minute at most).
  */
-export function usageRoutes(runner: SandboxRunner, segments: UsageSegments, prices: SandboxPrices) {
+export function usageRoutes(
+  /** Writes down this runner's open usage first (nothing on an instance without one). */
+  flushUsage: () => Promise<void>,
+  segments: UsageSegments,
+  prices: SandboxPrices,
+) {
   const app = new Hono<{ Variables: AuthVariables }>();
   return app.get("/api/usage", async (c) => {
     const query = parseInput(usageQuerySchema, c.req.query());
     const period = resolvePeriod(query);
     const fromMs = period.fromUs / 1000;
     const toMs = period.toUs / 1000;
-    await runner.flushUsage();
+    await flushUsage();
     const grouping =
       query.group_by === "sandbox"
         ? ({ kind: "sandbox" } as const)

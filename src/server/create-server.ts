@@ -149,6 +149,11 @@ export interface CairnServer {
   /** Whether sandboxes run here, in a sentence: ready (and what is not enforced), or why not. */
   readonly sandboxes: string;
   /**
+   * On a shared PostgreSQL store: the URL the other instances reach this one at (advertiseUrl,
+   * else where it listens); undefined on SQLite.
+   */
+  readonly advertisedUrl: string | undefined;
+  /**
    * Stops accepting requests, stops every sandbox, finishes the requests in flight, and closes
    * the database. `force` cuts the requests in flight off instead (a second Ctrl-C); called
    * after a close that is still finishing, it hurries that one.
@@ -331,13 +336,15 @@ async function startParts(
   const address = server.address() as AddressInfo;
   const urlHost = host.includes(":") ? `[${host}]` : host;
   opened.push(() => new Promise<void>((done) => server.close(() => done())));
+  const advertised =
+    directory === undefined ? undefined : advertisedUrl(settings.advertiseUrl, host, address.port);
   const membership =
-    directory === undefined
+    directory === undefined || advertised === undefined
       ? undefined
       : await joinInstances(server, {
           directory,
           sandboxes,
-          url: advertisedUrl(settings.advertiseUrl, host, address.port),
+          url: advertised,
           timings: settings.presence,
           events: {
             changed: (projectId, record) => events.sandboxChanged(projectId, record),
@@ -354,6 +361,7 @@ async function startParts(
     dataDir,
     store: opening.description,
     createdApiKey,
+    advertisedUrl: advertised,
     sandboxes:
       "unavailable" in sandboxes
         ? `unavailable: ${sandboxes.unavailable}`

@@ -147,6 +147,8 @@ describe("cairn serve", () => {
     const started = await startInstance(database);
     expect(started.output()).not.toContain(apiKey);
     expect(started.output()).toMatch(/store {5}PostgreSQL at /);
+    // Where the other instances reach it (without --advertise-url, where it listens).
+    expect(started.output()).toMatch(/instances the others reach this one at http:\/\/\S+:\d+\n/);
     const health = await fetch(`${started.url}/analytics/traces`, {
       headers: { "x-api-key": apiKey },
     });

@@ -25,6 +25,9 @@ export async function dev(
   write(`Cairn is running at ${server.url}\n`);
   write(`  sign in   ${await signInLine(server)}\n`);
   write(`  store     ${server.store}\n`);
+  if (server.advertisedUrl !== undefined) {
+    write(`  instances the others reach this one at ${server.advertisedUrl}\n`);
+  }
   write(`  data      ${server.dataDir}\n`);
   write(`  health    ${server.url}/health\n`);
   write(`  sandboxes ${server.sandboxes}\n`);

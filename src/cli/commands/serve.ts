@@ -19,6 +19,9 @@ export async function serve(
   const stopped = stopOnSignals(server, write);
   write(`Cairn is serving at ${server.url}\n`);
   write(`  store     ${server.store}\n`);
+  if (server.advertisedUrl !== undefined) {
+    write(`  instances the others reach this one at ${server.advertisedUrl}\n`);
+  }
   write(`  data      ${server.dataDir}\n`);
   write(`  sandboxes ${server.sandboxes}\n`);
   if (server.createdApiKey !== undefined) {

@@ -5,12 +5,12 @@ import { join } from "node:path";
 import type { Duplex } from "node:stream";
 import { type HttpBindings, serve } from "@hono/node-server";
 import { WebSocketServer } from "ws";
-import { environment, integerSetting } from "../core/config.js";
+import { environment } from "../core/config.js";
 import { ConfigurationError } from "../core/errors/index.js";
 import { type Logger, log, setLogger } from "../core/logger.js";
 import { maxStdinFrameBytes } from "../core/wire/exec-protocol.js";
 import { loadMasterKey } from "../sandbox/runner/secrets/master-key.js";
-import { Judge, type JudgeConfig, judgeFromEnvironment } from "../tracing/scoring/judge.js";
+import { Judge, type JudgeConfig } from "../tracing/scoring/judge.js";
 import { isBuiltinScorer, scorerSlugPattern } from "../tracing/scoring/registry.js";
 import type { Scorer } from "../tracing/scoring/types.js";
 import { agentsAcrossInstances } from "./agents/agents-across-instances.js";
@@ -19,17 +19,17 @@ import { createApp } from "./app.js";
 import { apiKeyFile, resolveDataDir } from "./data-directory.js";
 import { judgeSpanRecorder } from "./evaluation/judge-spans.js";
 import { ProjectEvents } from "./events/project-events.js";
-import { type ClientAddressOf, clientAddressOf, clientKey } from "./http/client-address.js";
+import { clientKey } from "./http/client-address.js";
 import { defaultRateLimit, type RateLimitOptions } from "./http/rate-limit.js";
-import { ingestWorkerCount } from "./ingest/worker-ingester.js";
 import { openStore } from "./open-store.js";
 import { forwardingKey, verifiedAddress } from "./sandboxes/forwarded-address.js";
 import { type SandboxOptions, startSandboxService } from "./sandboxes/index.js";
-import { advertisedUrl, joinInstances, presenceTimingsOf } from "./sandboxes/instances.js";
+import { advertisedUrl, joinInstances } from "./sandboxes/instances.js";
 import type { PresenceTimings } from "./sandboxes/runner-presence.js";
 import { type EgressOptions, parseEgressHosts } from "./sandboxes/service.js";
 import { withSandboxService } from "./sandboxes/service-of.js";
 import { urlSigningKey } from "./sandboxes/url-signing.js";
+import { checkedSettings, type Settings } from "./server-settings.js";
 import { DataDirectoryLock } from "./store/data-directory-lock.js";
 import { openDatabase } from "./store/database.js";
 import { finishInterruptedRotation } from "./store/secret-vault.js";
@@ -172,26 +172,7 @@ export interface CairnServer {
 export async function createServer(options: ServerOptions = {}): Promise<CairnServer> {
   if (options.logger !== undefined) setLogger(options.logger);
   // Every setting is checked before the data directory is touched.
-  const settings: Settings = {
-    databaseUrl: options.database ?? environment("databaseUrl"),
-    retentionDays: retentionDaysOf(options.retentionDays),
-    advertiseUrl: checkedAdvertiseUrl(options.advertiseUrl ?? environment("advertiseUrl")),
-    presence: presenceTimingsOf(options.presence),
-    clientAddress: clientAddressOf(options.trustedProxies),
-    workers: ingestWorkerCount(options.ingestWorkers),
-    judgeConfig: options.judge ?? judgeFromEnvironment(),
-    port: integerSetting("port", options.port, {
-      min: 0,
-      max: 65_535,
-      fallback: 7070,
-      option: "port",
-    }),
-  };
-  if (settings.advertiseUrl !== undefined && settings.databaseUrl === undefined) {
-    throw new ConfigurationError(
-      `the advertised URL (${options.advertiseUrl === undefined ? "CAIRN_ADVERTISE_URL" : "advertiseUrl, --advertise-url"}) is where the other instances on a shared PostgreSQL store reach this one: give a database URL (--database, CAIRN_DATABASE_URL) too`,
-    );
-  }
+  const settings = checkedSettings(options);
   checkServiceScorers(options.scorers);
   agentRegistryURL(options.agents?.registry);
   const dataDir = resolveDataDir(options.dataDir);
@@ -204,17 +185,6 @@ export async function createServer(options: ServerOptions = {}): Promise<CairnSe
     lock.release();
     throw error;
   }
-}
-
-interface Settings {
-  readonly databaseUrl: string | undefined;
-  readonly retentionDays: number | undefined;
-  readonly advertiseUrl: string | undefined;
-  readonly presence: PresenceTimings;
-  readonly clientAddress: ClientAddressOf;
-  readonly workers: number;
-  readonly judgeConfig: JudgeConfig | undefined;
-  readonly port: number;
 }
 
 async function startOn(
@@ -482,21 +452,4 @@ async function createFirstProject(
     chmodSync(keyFile, 0o600);
   }
   return created;
-}
-
-/** The advertised URL as given, refused now when it is not one (before the data directory is used). */
-function checkedAdvertiseUrl(given: string | undefined): string | undefined {
-  if (given !== undefined) advertisedUrl(given, "", 0);
-  return given;
-}
-
-function retentionDaysOf(given: number | undefined): number | undefined {
-  const text = environment("retentionDays");
-  if (given === undefined && text === undefined) return undefined;
-  return integerSetting("retentionDays", given, {
-    min: 1,
-    max: 36_500,
-    fallback: 0,
-    option: "retentionDays",
-  });
 }

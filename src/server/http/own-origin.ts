@@ -19,7 +19,10 @@ export function ownOrigin(c: Context): string | undefined {
   }
 }
 
-/** The origin the service's links start with: its own as the request addressed it ({@link ownOrigin}), else the request URL's. */
+/**
+ * The origin the service's links start with: its own as the request addressed it
+ * ({@link ownOrigin}), else the request URL's.
+ */
 export function linkOrigin(c: Context): string {
   return ownOrigin(c) ?? new URL(c.req.url).origin;
 }

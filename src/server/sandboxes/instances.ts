@@ -42,7 +42,10 @@ export interface JoiningInstances {
    * instances share), so that the owner counts a client's failed attempts against the client.
    */
   readonly addressKey: Buffer;
-  /** Who sent a request, for the address forwarded with it (its peer, or a trusted proxy's client). */
+  /**
+   * Who sent a request, for the address forwarded with it (its peer, or the client a trusted
+   * proxy names).
+   */
   readonly clientAddress: ClientAddressOf;
 }
 
